@@ -1,0 +1,153 @@
+// `fleetsim list [KIND]` and `fleetsim describe KIND NAME`: the catalog and its fields.
+#include <cstdio>
+#include <iostream>
+#include <yaml-cpp/yaml.h>
+
+#include "sim/app/command.hpp"
+#include "sim/config/catalog.hpp"
+#include "sim/config/load.hpp"
+#include "sim/config/resolve.hpp"
+#include "sim/config/yaml_source.hpp"
+#include "sim/core/error.hpp"
+
+namespace fleetsim::app {
+namespace {
+
+std::string description_of(const std::string& file) {
+  try {
+    YAML::Node doc = config::read_yaml_file(file);
+    if (doc["description"].IsScalar()) return doc["description"].Scalar();
+  } catch (const ConfigError&) {
+  }
+  return "";
+}
+
+void check_kind(const std::string& kind) {
+  for (const auto& k : config::catalog_kinds())
+    if (k == kind) return;
+  if (kind == "scenarios") return;
+  auto kinds = config::catalog_kinds();
+  kinds.push_back("scenarios");
+  throw ConfigError("", "KIND", "unknown kind '" + kind + "'; " + config::did_you_mean(kind, kinds) +
+                                    "choose one of: " + config::join(kinds));
+}
+
+void list(const std::string& kind) {
+  auto show = [](const std::string& k) {
+    std::cout << k << ":\n";
+    auto names = k == "scenarios" ? config::list_scenarios() : config::list_presets(k);
+    size_t w = 0;
+    for (const auto& n : names) w = std::max(w, n.size());
+    for (const auto& n : names) {
+      std::string file = k == "scenarios" ? config::scenarios_dir() + "/" + n + ".yaml" : config::preset_path(k, n);
+      std::cout << "  " << n << std::string(w + 2 - n.size(), ' ') << description_of(file) << "\n";
+    }
+  };
+  if (!kind.empty()) {
+    check_kind(kind);
+    show(kind);
+    return;
+  }
+  for (const auto& k : config::catalog_kinds()) show(k);
+  show("scenarios");
+}
+
+std::string shown_value(const config::Field& f, const config::Param& p) {
+  char buf[64];
+  switch (f.type) {
+    case config::FieldType::Quantity:
+      return p.text.empty() ? units::format(p.number, f.dim) : p.text;
+    case config::FieldType::Temperature:
+      std::snprintf(buf, sizeof buf, "%g degC", p.number);
+      return buf;
+    case config::FieldType::Integer:
+    case config::FieldType::Real:
+      std::snprintf(buf, sizeof buf, "%g", p.number);
+      return buf;
+    case config::FieldType::Bool:
+      return p.flag ? "true" : "false";
+    case config::FieldType::IntList: {
+      std::string s = "[";
+      for (size_t i = 0; i < p.ints.size(); ++i) s += (i ? ", " : "") + std::to_string(p.ints[i]);
+      return s + "]";
+    }
+    case config::FieldType::Table:
+      return std::to_string(p.rows.size()) + " rows";
+    default:
+      return p.text;
+  }
+}
+
+std::string unit_of(const config::Field& f) {
+  switch (f.type) {
+    case config::FieldType::Quantity: return units::describe(f.dim).name;
+    case config::FieldType::Temperature: return "temperature";
+    case config::FieldType::Integer: return "integer";
+    case config::FieldType::Real: return "ratio";
+    case config::FieldType::Bool: return "bool";
+    case config::FieldType::Choice: return config::join(f.choices, "|");
+    case config::FieldType::IntList: return "list of integers";
+    case config::FieldType::Table: return "list of mappings";
+    default: return "text";
+  }
+}
+
+void describe(const std::string& kind, const std::string& name) {
+  check_kind(kind);
+  if (kind == "scenarios") {
+    Scenario s = config::load_scenario(name);
+    std::cout << s.file << "\n" << s.description << "\n\nresolved:\n" << s.resolved_yaml << "\n";
+    return;
+  }
+  config::Resolver r;
+  auto schema = config::kind_schema(kind);
+  config::Field f = config::preset("x", kind, "");
+  std::string file = r.find_preset(kind, name, "", "NAME");
+  YAML::Node node(name);
+  config::Param p;
+  config::ParamSet ps = [&] {
+    YAML::Node doc(YAML::NodeType::Map);
+    doc["x"] = name;
+    config::Schema wrapper;
+    wrapper.name = "wrapper";
+    wrapper.fields.push_back(f);
+    return r.resolve(doc, wrapper, "", "").sub("x");
+  }();
+  std::cout << kind << "/" << name << " (" << file << ")\n";
+  if (!ps.description.empty()) std::cout << ps.description << "\n";
+  std::cout << "\n";
+  for (const auto& field : schema->fields) {
+    const config::Param& v = ps.at(field.name);
+    std::cout << "  " << field.name << ": " << shown_value(field, v) << "\n"
+              << "      " << field.doc << "\n"
+              << "      unit: " << unit_of(field)
+              << "   default: " << (field.required ? "(required)" : field.default_text.empty() ? "(none)" : field.default_text)
+              << "\n";
+    if (!v.source.empty() && v.origin != "default") std::cout << "      source: " << v.source << "\n";
+    if (field.type == config::FieldType::Table) {
+      for (const auto& row : v.rows) {
+        std::cout << "      -";
+        for (const auto& rf : field.section->fields) std::cout << " " << rf.name << "=" << shown_value(rf, row.at(rf.name));
+        std::cout << "\n";
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void add_catalog_commands(CLI::App& app) {
+  auto* l = app.add_subcommand("list", "list the catalog: gpus, nodes, fabrics, cooling, failures, workloads, scenarios");
+  auto kind = std::make_shared<std::string>();
+  l->add_option("KIND", *kind, "one kind; all when omitted");
+  l->callback([kind] { list(*kind); });
+
+  auto* d = app.add_subcommand("describe", "every field of a preset: value, unit, default, doc, source");
+  auto dkind = std::make_shared<std::string>();
+  auto dname = std::make_shared<std::string>();
+  d->add_option("KIND", *dkind, "gpus, nodes, fabrics, cooling, failures, workloads or scenarios")->required();
+  d->add_option("NAME", *dname, "preset name or path to a YAML file")->required();
+  d->callback([dkind, dname] { describe(*dkind, *dname); });
+}
+
+}  // namespace fleetsim::app

@@ -1,0 +1,16 @@
+// Each subcommand lives in its own file and registers itself on the CLI11 app from main().
+// Callbacks throw ConfigError / InfeasibleError on bad input; main() maps them to exit code 2.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+namespace fleetsim::app {
+
+void add_run_command(CLI::App& app);
+void add_step_command(CLI::App& app);
+void add_search_command(CLI::App& app);
+void add_validate_command(CLI::App& app);
+void add_catalog_commands(CLI::App& app);   // list, describe
+void add_sweep_command(CLI::App& app);
+
+}  // namespace fleetsim::app

@@ -1,0 +1,42 @@
+#include "sim/config/catalog.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "sim/config/load.hpp"
+
+namespace fleetsim::config {
+namespace fs = std::filesystem;
+
+std::string home_dir() {
+  if (const char* env = std::getenv("FLEETSIM_HOME"); env && *env) return env;
+  return FLEETSIM_SOURCE_DIR;
+}
+
+std::string scenarios_dir() { return home_dir() + "/scenarios"; }
+
+std::string default_scenario_path() { return scenarios_dir() + "/llama3-405b-16k.yaml"; }
+
+std::string preset_path(const std::string& kind, const std::string& name) {
+  return home_dir() + "/models/" + kind + "/" + name + ".yaml";
+}
+
+namespace {
+std::vector<std::string> yaml_names(const std::string& dir) {
+  std::vector<std::string> names;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+}  // namespace
+
+std::vector<std::string> list_presets(const std::string& kind) {
+  return yaml_names(home_dir() + "/models/" + kind);
+}
+
+std::vector<std::string> list_scenarios() { return yaml_names(scenarios_dir()); }
+
+}  // namespace fleetsim::config

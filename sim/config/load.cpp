@@ -1,0 +1,107 @@
+#include "sim/config/load.hpp"
+
+#include <filesystem>
+#include <set>
+
+#include "sim/config/catalog.hpp"
+#include "sim/config/resolve.hpp"
+#include "sim/config/scenario_builder.hpp"
+#include "sim/config/yaml_source.hpp"
+#include "sim/core/error.hpp"
+
+namespace fleetsim::config {
+namespace fs = std::filesystem;
+namespace {
+
+constexpr int kMaxExtendsDepth = 16;
+
+std::string locate_scenario(const std::string& scenario) {
+  if (scenario.empty()) return default_scenario_path();
+  if (fs::exists(scenario)) return scenario;
+  for (const std::string& candidate : {scenarios_dir() + "/" + scenario, scenarios_dir() + "/" + scenario + ".yaml"})
+    if (fs::exists(candidate)) return candidate;
+  auto names = list_scenarios();
+  throw ConfigError(scenario, "", "no such scenario file; " + did_you_mean(scenario, names) +
+                                      "shipped scenarios: " + join(names));
+}
+
+// Loads a file and everything it extends, each checked on its own (so errors name the right
+// file), then merged base-first.
+YAML::Node load_chain(Resolver& r, const std::string& path, std::set<std::string>& seen, int depth) {
+  std::string canonical = fs::weakly_canonical(path).string();
+  if (seen.count(canonical)) throw ConfigError(path, "extends", "extends itself (a cycle through " + canonical + ")");
+  if (depth > kMaxExtendsDepth) throw ConfigError(path, "extends", "more than 16 levels of extends");
+  seen.insert(canonical);
+  YAML::Node doc = read_yaml_file(path);
+  YAML::Node base;
+  if (YAML::Node ext = doc["extends"]; ext.IsDefined()) {
+    if (!ext.IsScalar()) throw ConfigError(path, "extends", "expected a file name, got " + kind_of(ext), line_of(ext));
+    fs::path target(ext.Scalar());
+    if (target.is_relative()) target = fs::path(path).parent_path() / target;
+    if (!fs::exists(target)) {
+      // Allow naming a shipped scenario.
+      fs::path shipped = fs::path(scenarios_dir()) / ext.Scalar();
+      if (fs::exists(shipped)) target = shipped;
+      else throw ConfigError(path, "extends", "file '" + target.string() + "' does not exist", line_of(ext));
+    }
+    base = load_chain(r, target.string(), seen, depth + 1);
+    doc.remove("extends");
+  }
+  r.check(doc, *scenario_schema(), "", path);
+  return base.IsDefined() ? r.merge(base, doc, *scenario_schema()) : r.clone(doc);
+}
+
+// "a.b.c=value" -> {a: {b: {c: value}}}
+YAML::Node override_tree(const std::string& set) {
+  const std::string origin = "--set " + set;
+  size_t eq = set.find('=');
+  if (eq == std::string::npos || eq == 0)
+    throw ConfigError(origin, "", "expected key.path=value, e.g. --set cluster.gpus=8192");
+  std::string key = set.substr(0, eq);
+  YAML::Node value = parse_yaml_text(set.substr(eq + 1), origin);
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (true) {
+    size_t dot = key.find('.', start);
+    parts.push_back(key.substr(start, dot - start));
+    if (dot == std::string::npos) break;
+    start = dot + 1;
+  }
+  for (const auto& p : parts)
+    if (p.empty()) throw ConfigError(origin, key, "empty component in the key path");
+  YAML::Node tree = value;
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    YAML::Node m(YAML::NodeType::Map);
+    m[*it] = tree;
+    tree = m;
+  }
+  return tree;
+}
+
+}  // namespace
+
+Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& sets) {
+  const std::string path = locate_scenario(scenario);
+  Resolver r;
+  std::set<std::string> seen;
+  YAML::Node merged = load_chain(r, path, seen, 0);
+  for (const auto& set : sets) {
+    YAML::Node over = override_tree(set);
+    r.check(over, *scenario_schema(), "", "--set " + set);
+    merged = r.merge(merged, over, *scenario_schema());
+  }
+  ParamSet params = r.resolve(merged, *scenario_schema(), "", path);
+  YAML::Emitter emit;
+  emit << merged;
+  try {
+    return build_scenario(params, path, emit.c_str());
+  } catch (const ConfigError& e) {
+    if (sets.empty()) throw;
+    // The offending value may have come from the command line: say so.
+    std::string msg = e.what();
+    msg = msg.substr(msg.find(": " + e.key() + ": ") + e.key().size() + 4);
+    throw ConfigError(e.file(), e.key(), msg + " (after --set " + join(sets, ", --set ") + ")");
+  }
+}
+
+}  // namespace fleetsim::config

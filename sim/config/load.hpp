@@ -1,0 +1,21 @@
+// Loading a scenario: file (or the default), `extends:` chain, presets from models/, `--set`
+// overrides, unit parsing and every validation rule, ending in an immutable Scenario.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/scenario.hpp"
+
+namespace fleetsim::config {
+
+// `scenario` is a path, a name from scenarios/ (with or without .yaml), or "" for the default
+// (scenarios/llama3-405b-16k.yaml). `sets` are "key.path=value" overrides, applied after the
+// file and parsed like YAML. Throws ConfigError naming file, key and what would be valid.
+Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& sets = {});
+
+// Where the catalog and scenarios live: $FLEETSIM_HOME, else the source tree the binary was built from.
+std::string home_dir();
+std::string default_scenario_path();
+
+}  // namespace fleetsim::config

@@ -1,0 +1,44 @@
+// Validated values of one schema section, with typed getters. Built by the resolver (resolve.cpp)
+// from YAML; read once by the struct builders (scenario_builder.cpp). Models never see this.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/units/quantity.hpp"
+
+namespace fleetsim::config {
+
+struct ParamSet;
+
+struct Param {
+  double number = 0.0;                      // Quantity (SI), Real, Temperature (degC), Integer
+  bool flag = false;
+  std::string text;                         // Choice, Text; a Quantity given as a word ("daly")
+  std::vector<long long> ints;
+  std::vector<ParamSet> rows;               // Table
+  std::shared_ptr<ParamSet> sub;            // Section, Preset
+  std::string origin;                       // file (or "--set ...") the value came from
+  std::string source;                       // citation, for preset fields
+};
+
+struct ParamSet {
+  std::string preset_name;                  // for presets: the catalog name or path
+  std::string preset_file;
+  std::string description;
+  std::map<std::string, Param> values;
+
+  [[nodiscard]] const Param& at(const std::string& key) const;
+  [[nodiscard]] double num(const std::string& key) const { return at(key).number; }
+  [[nodiscard]] int integer(const std::string& key) const { return static_cast<int>(at(key).number); }
+  [[nodiscard]] bool flag(const std::string& key) const { return at(key).flag; }
+  [[nodiscard]] const std::string& text(const std::string& key) const { return at(key).text; }
+  [[nodiscard]] const ParamSet& sub(const std::string& key) const { return *at(key).sub; }
+  template <class Q>
+  [[nodiscard]] Q get(const std::string& key) const { return Q(at(key).number); }
+  [[nodiscard]] Celsius celsius(const std::string& key) const { return {at(key).number}; }
+};
+
+}  // namespace fleetsim::config

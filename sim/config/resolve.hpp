@@ -1,0 +1,52 @@
+// Checking YAML against the schema and turning it into ParamSets: unknown keys (with a
+// did-you-mean), missing keys, units, ranges, choices, preset references, and the bounded walk
+// that defuses YAML alias bombs.
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+#include "sim/config/params.hpp"
+#include "sim/config/schema.hpp"
+
+namespace fleetsim::config {
+
+class Resolver {
+ public:
+  // `node_budget` bounds the number of YAML nodes visited in all (aliases count every time).
+  explicit Resolver(size_t node_budget = 200000) : budget_(node_budget) {}
+
+  // Full resolution: required keys must be present, presets are loaded and overridden.
+  ParamSet resolve(const YAML::Node& node, const Schema& schema, const std::string& path,
+                   const std::string& file);
+  // Partial check of one file or override: keys, types, units and preset names, nothing required.
+  void check(const YAML::Node& node, const Schema& schema, const std::string& path,
+             const std::string& file);
+  // Schema-aware merge: `over` wins; a preset given as a name in `base` and overridden with a
+  // mapping in `over` becomes {preset: name, overrides...}. Returns a fresh tree.
+  YAML::Node merge(const YAML::Node& base, const YAML::Node& over, const Schema& schema);
+  // A bounded deep copy.
+  YAML::Node clone(const YAML::Node& node);
+
+  // Loads a catalog entry: `name` is a preset name in models/<kind>/ or a path to a YAML file
+  // (relative to the directory of `referer`). Returns the file path.
+  std::string find_preset(const std::string& kind, const std::string& name,
+                          const std::string& referer, const std::string& key) const;
+
+ private:
+  ParamSet walk(const YAML::Node& node, const Schema& schema, const std::string& path,
+                const std::string& file, bool partial);
+  Param value(const YAML::Node& node, const Field& field, const std::string& path,
+              const std::string& file, bool partial);
+  ParamSet preset(const YAML::Node& node, const Field& field, const std::string& path,
+                  const std::string& file, bool partial);
+  void spend(const std::string& file);
+  size_t budget_;
+};
+
+// "did you mean 'x'?" or "" when nothing is close.
+std::string did_you_mean(const std::string& word, const std::vector<std::string>& candidates);
+std::string join(const std::vector<std::string>& words, const std::string& sep = ", ");
+
+}  // namespace fleetsim::config

@@ -1,0 +1,338 @@
+#include "sim/config/scenario_builder.hpp"
+
+#include <numeric>
+
+#include "sim/core/error.hpp"
+
+namespace fleetsim::config {
+
+GpuSpec build_gpu(const ParamSet& p) {
+  GpuSpec g;
+  g.name = p.preset_name;
+  g.memory = p.get<Bytes>("memory");
+  g.hbm_bandwidth = p.get<BytesPerSecond>("hbm_bandwidth");
+  g.peak_bf16 = p.get<FlopsPerSecond>("peak_bf16");
+  g.peak_fp8 = p.get<FlopsPerSecond>("peak_fp8");
+  g.sm_count = p.integer("sm_count");
+  g.tdp = p.get<Watts>("tdp");
+  g.idle_power = p.get<Watts>("idle_power");
+  g.gemm_efficiency = p.num("gemm_efficiency");
+  g.gemm_half_efficiency_work = p.get<Flops>("gemm_half_efficiency_work");
+  g.attention_efficiency = p.num("attention_efficiency");
+  g.hbm_efficiency = p.num("hbm_efficiency");
+  g.kernel_launch_overhead = p.get<Seconds>("kernel_launch_overhead");
+  g.usable_memory_reserve = p.get<Bytes>("usable_memory_reserve");
+  g.thermal_resistance = p.get<KelvinPerWatt>("thermal_resistance");
+  g.throttle_temperature = p.celsius("throttle_temperature");
+  g.throttle_slope_per_kelvin = p.num("throttle_slope_per_kelvin");
+  return g;
+}
+
+NodeSpec build_node(const ParamSet& p) {
+  NodeSpec n;
+  n.name = p.preset_name;
+  n.gpus_per_node = p.integer("gpus_per_node");
+  n.nvlink_domain_gpus = p.integer("nvlink_domain_gpus");
+  n.nvlink_bandwidth = p.get<BytesPerSecond>("nvlink_bandwidth");
+  n.nvlink_latency = p.get<Seconds>("nvlink_latency");
+  n.nvlink_efficiency = p.num("nvlink_efficiency");
+  n.nics_per_node = p.integer("nics_per_node");
+  n.nic_bandwidth = p.get<BytesPerSecond>("nic_bandwidth");
+  n.host_power_idle = p.get<Watts>("host_power_idle");
+  n.host_power_max = p.get<Watts>("host_power_max");
+  n.fan_power_max = p.get<Watts>("fan_power_max");
+  return n;
+}
+
+FabricSpec build_fabric(const ParamSet& p) {
+  FabricSpec f;
+  f.name = p.preset_name;
+  f.topology = p.text("topology") == "fat_tree" ? FabricTopology::FatTree : FabricTopology::RailOptimized;
+  f.tiers = p.integer("tiers");
+  f.switch_radix = p.integer("switch_radix");
+  f.gpus_per_leaf = p.integer("gpus_per_leaf");
+  f.oversubscription = p.num("oversubscription");
+  f.pod_gpus = p.integer("pod_gpus");
+  f.pod_oversubscription = p.num("pod_oversubscription");
+  f.link_bandwidth = p.get<BytesPerSecond>("link_bandwidth");
+  f.hop_latency = p.get<Seconds>("hop_latency");
+  f.efficiency = p.num("efficiency");
+  f.switch_power = p.get<Watts>("switch_power");
+  return f;
+}
+
+CoolingSpec build_cooling(const ParamSet& p) {
+  CoolingSpec c;
+  c.name = p.preset_name;
+  const std::string& k = p.text("kind");
+  c.kind = k == "air_economizer" ? CoolingKind::AirEconomizer
+         : k == "liquid_direct"  ? CoolingKind::LiquidDirect
+         : k == "immersion"      ? CoolingKind::Immersion
+                                 : CoolingKind::AirChiller;
+  c.fixed_loss = p.num("fixed_loss");
+  c.proportional_loss = p.num("proportional_loss");
+  c.square_loss = p.num("square_loss");
+  c.fan_pump_fraction = p.num("fan_pump_fraction");
+  c.chiller_cop_at_25c = p.num("chiller_cop_at_25c");
+  c.chiller_cop_per_kelvin = p.num("chiller_cop_per_kelvin");
+  c.economizer_threshold = p.celsius("economizer_threshold");
+  c.economizer_cop = p.num("economizer_cop");
+  c.gpu_inlet_temperature = p.celsius("gpu_inlet_temperature");
+  c.inlet_tracks_outdoor = p.num("inlet_tracks_outdoor");
+  c.server_fan_fraction = p.num("server_fan_fraction");
+  c.thermal_resistance_scale = p.num("thermal_resistance_scale");
+  c.failure_rate_multiplier = p.num("failure_rate_multiplier");
+  return c;
+}
+
+FailureProfile build_failures(const ParamSet& p) {
+  FailureProfile f;
+  f.name = p.preset_name;
+  for (const ParamSet& row : p.at("components").rows) {
+    FailureComponent c;
+    c.name = row.text("name");
+    c.category = row.text("category");
+    const std::string& scope = row.text("scope");
+    c.scope = scope == "node" ? ComponentScope::Node
+            : scope == "nic" ? ComponentScope::Nic
+            : scope == "leaf_switch" ? ComponentScope::LeafSwitch
+            : scope == "spine_switch" ? ComponentScope::SpineSwitch
+            : scope == "link" ? ComponentScope::Link
+            : scope == "job" ? ComponentScope::Job
+                             : ComponentScope::Gpu;
+    c.rate = row.get<PerSecond>("rate");
+    c.weibull_shape = row.num("weibull_shape");
+    c.mode = row.text("mode") == "hang" ? FailureMode::Hang : FailureMode::Crash;
+    c.needs_repair = row.flag("needs_repair");
+    c.correlated_node_loss = row.flag("correlated_node_loss");
+    f.components.push_back(c);
+  }
+  f.lemon_fraction = p.num("lemon_fraction");
+  f.lemon_multiplier = p.num("lemon_multiplier");
+  f.planned_rate_per_job = p.get<PerSecond>("planned_rate_per_job");
+  f.rate_scale = p.num("rate_scale");
+  f.repair_median = p.get<Seconds>("repair_median");
+  f.repair_sigma = p.num("repair_sigma");
+  return f;
+}
+
+ModelSpec build_model(const ParamSet& p) {
+  ModelSpec m;
+  m.name = p.preset_name;
+  m.num_layers = p.integer("num_layers");
+  m.hidden_size = p.integer("hidden_size");
+  m.ffn_hidden_size = p.integer("ffn_hidden_size");
+  m.num_attention_heads = p.integer("num_attention_heads");
+  m.num_query_groups = p.integer("num_query_groups");
+  if (m.num_query_groups == 0) m.num_query_groups = m.num_attention_heads;
+  m.seq_length = p.integer("seq_length");
+  m.vocab_size = p.integer("vocab_size");
+  m.swiglu = p.flag("swiglu");
+  m.untie_embeddings_and_output_weights = p.flag("untie_embeddings_and_output_weights");
+  m.num_experts = p.integer("num_experts");
+  m.moe_router_topk = p.integer("moe_router_topk");
+  m.moe_capacity_factor = p.num("moe_capacity_factor");
+  m.moe_layer_freq = p.integer("moe_layer_freq");
+  return m;
+}
+
+namespace {
+
+ParallelSpec build_parallel(const ParamSet& p) {
+  ParallelSpec s;
+  s.tensor_model_parallel_size = p.integer("tensor_model_parallel_size");
+  s.pipeline_model_parallel_size = p.integer("pipeline_model_parallel_size");
+  s.virtual_pipeline_model_parallel_size = p.integer("virtual_pipeline_model_parallel_size");
+  s.context_parallel_size = p.integer("context_parallel_size");
+  s.expert_model_parallel_size = p.integer("expert_model_parallel_size");
+  s.sequence_parallel = p.flag("sequence_parallel");
+  const std::string& r = p.text("recompute_granularity");
+  s.recompute_granularity = r == "full" ? Recompute::Full : r == "selective" ? Recompute::Selective : Recompute::None;
+  s.use_distributed_optimizer = p.flag("use_distributed_optimizer");
+  s.zero_stage = p.integer("zero_stage");
+  if (s.use_distributed_optimizer && s.zero_stage == 0) s.zero_stage = 1;
+  s.overlap_grad_reduce = p.flag("overlap_grad_reduce");
+  s.overlap_param_gather = p.flag("overlap_param_gather");
+  for (long long v : p.at("pipeline_layer_split").ints) s.pipeline_layer_split.push_back(static_cast<int>(v));
+  return s;
+}
+
+RecoverySpec build_recovery(const ParamSet& p) {
+  RecoverySpec r;
+  r.detect_crash = p.get<Seconds>("detect_crash");
+  r.detect_hang = p.get<Seconds>("detect_hang");
+  r.diagnosis = p.get<Seconds>("diagnosis");
+  r.reschedule_spare = p.get<Seconds>("reschedule_spare");
+  r.reschedule_wait = p.get<Seconds>("reschedule_wait");
+  r.init_base = p.get<Seconds>("init_base");
+  r.init_reference_gpus = p.integer("init_reference_gpus");
+  r.init_scaling_exponent = p.num("init_scaling_exponent");
+  r.planned_downtime = p.get<Seconds>("planned_downtime");
+  const std::string& pol = p.text("policy");
+  r.policy = pol == "full_restart" ? RestartPolicy::FullRestart
+           : pol == "replica_restart" ? RestartPolicy::ReplicaRestart
+                                      : RestartPolicy::WarmSpares;
+  r.spare_nodes = p.integer("spare_nodes");
+  return r;
+}
+
+CheckpointSpec build_checkpoint(const ParamSet& p) {
+  CheckpointSpec c;
+  if (p.text("interval") == "daly") {
+    c.interval_kind = CheckpointIntervalKind::Daly;
+  } else {
+    c.interval_kind = CheckpointIntervalKind::Fixed;
+    c.interval = p.get<Seconds>("interval");
+  }
+  c.write_time = p.get<Seconds>("write_time");
+  c.async = p.flag("async");
+  c.storage_bandwidth = p.get<BytesPerSecond>("storage_bandwidth");
+  c.load_bandwidth = p.get<BytesPerSecond>("load_bandwidth");
+  c.bytes_per_param = p.num("bytes_per_param");
+  return c;
+}
+
+StragglerSpec build_stragglers(const ParamSet& p) {
+  StragglerSpec s;
+  s.device_speed_sigma = p.num("device_speed_sigma");
+  s.step_jitter_cv = p.num("step_jitter_cv");
+  s.fail_slow_rate_per_node = p.get<PerSecond>("fail_slow_rate_per_node");
+  s.fail_slow_slowdown = p.num("fail_slow_slowdown");
+  s.fail_slow_detect = p.get<Seconds>("fail_slow_detect");
+  return s;
+}
+
+FacilitySpec build_facility(const ParamSet& p, const CoolingSpec& cooling) {
+  FacilitySpec f;
+  f.cooling = cooling;
+  const ParamSet& site = p.sub("site");
+  f.site.mean_temperature = site.celsius("mean_temperature");
+  f.site.seasonal_amplitude = site.get<Kelvin>("seasonal_amplitude");
+  f.site.diurnal_amplitude = site.get<Kelvin>("diurnal_amplitude");
+  f.site.hourly_csv = site.text("hourly_csv");
+  f.site.energy_price = site.get<DollarsPerJoule>("energy_price");
+  f.site.carbon_intensity = site.get<KilogramsPerJoule>("carbon_intensity");
+  f.resource_utilization = p.num("resource_utilization");
+  f.arrhenius_activation_ev = p.num("arrhenius_activation_ev");
+  f.time_step = p.get<Seconds>("time_step");
+  return f;
+}
+
+const std::string& origin_of(const ParamSet& section, const std::string& key, const std::string& fallback) {
+  auto it = section.values.find(key);
+  if (it == section.values.end() || it->second.origin.empty() || it->second.origin == "default") return fallback;
+  return it->second.origin;
+}
+
+}  // namespace
+
+void check_layout(Scenario& s, const std::string& file) {
+  const auto& m = s.workload.model;
+  auto& par = s.workload.parallel;
+  const auto& tr = s.workload.training;
+  const int gpus = s.cluster.gpus;
+  const int tp = par.tensor_model_parallel_size, pp = par.pipeline_model_parallel_size,
+            cp = par.context_parallel_size, ep = par.expert_model_parallel_size,
+            vpp = par.virtual_pipeline_model_parallel_size;
+  const std::string P = "workload.parallel.";
+  auto fail = [&](const std::string& key, const std::string& msg) { throw ConfigError(file, key, msg); };
+
+  if (gpus % s.cluster.node.gpus_per_node != 0)
+    fail("cluster.gpus", std::to_string(gpus) + " GPUs is not a whole number of " + s.cluster.node.name + " nodes (" +
+                             std::to_string(s.cluster.node.gpus_per_node) + " GPUs each); use a multiple of " +
+                             std::to_string(s.cluster.node.gpus_per_node));
+  const long long model_parallel = 1LL * tp * pp * cp;
+  if (gpus % model_parallel != 0)
+    fail(P + "tensor_model_parallel_size", "TP x PP x CP = " + std::to_string(tp) + " x " + std::to_string(pp) + " x " +
+                                               std::to_string(cp) + " = " + std::to_string(model_parallel) +
+                                               " does not divide cluster.gpus = " + std::to_string(gpus));
+  par.data_parallel_size = static_cast<int>(gpus / model_parallel);
+  const int dp = par.data_parallel_size;
+  if (m.num_attention_heads % tp != 0)
+    fail(P + "tensor_model_parallel_size", "num_attention_heads = " + std::to_string(m.num_attention_heads) +
+                                               " is not divisible by TP = " + std::to_string(tp));
+  if (m.num_query_groups % tp != 0 && tp % m.num_query_groups != 0)
+    fail(P + "tensor_model_parallel_size", "num_query_groups = " + std::to_string(m.num_query_groups) +
+                                               " and TP = " + std::to_string(tp) + " do not divide one another");
+  if (m.num_attention_heads % m.num_query_groups != 0)
+    fail("workload.model.num_query_groups", "num_attention_heads = " + std::to_string(m.num_attention_heads) +
+                                                " is not divisible by num_query_groups = " + std::to_string(m.num_query_groups));
+  if (pp * vpp > m.num_layers)
+    fail(P + "pipeline_model_parallel_size", "PP x VPP = " + std::to_string(pp * vpp) + " pipeline chunks exceed the " +
+                                                 std::to_string(m.num_layers) + " layers of the model");
+  if (vpp > 1 && pp == 1)
+    fail(P + "virtual_pipeline_model_parallel_size", "an interleaved schedule needs pipeline_model_parallel_size > 1");
+  if (!par.pipeline_layer_split.empty()) {
+    const size_t want = static_cast<size_t>(pp) * static_cast<size_t>(vpp);
+    if (par.pipeline_layer_split.size() != want && par.pipeline_layer_split.size() != static_cast<size_t>(pp))
+      fail(P + "pipeline_layer_split", "has " + std::to_string(par.pipeline_layer_split.size()) +
+                                           " entries; give one per pipeline stage (" + std::to_string(pp) +
+                                           ") or one per virtual chunk (" + std::to_string(want) + ")");
+    int sum = std::accumulate(par.pipeline_layer_split.begin(), par.pipeline_layer_split.end(), 0);
+    if (sum != m.num_layers)
+      fail(P + "pipeline_layer_split", "sums to " + std::to_string(sum) + " layers; the model has " +
+                                           std::to_string(m.num_layers));
+  } else if (m.num_layers % (pp * vpp) != 0) {
+    fail(P + "pipeline_model_parallel_size", std::to_string(m.num_layers) + " layers do not split evenly into PP x VPP = " +
+                                                 std::to_string(pp * vpp) + " chunks; give pipeline_layer_split for an uneven split");
+  }
+  const long long per_step = 1LL * tr.micro_batch_size * dp;
+  if (tr.global_batch_size % per_step != 0)
+    fail("workload.training.global_batch_size", std::to_string(tr.global_batch_size) +
+                                                    " sequences is not divisible by micro_batch_size x DP = " +
+                                                    std::to_string(tr.micro_batch_size) + " x " + std::to_string(dp) +
+                                                    " = " + std::to_string(per_step));
+  const long long microbatches = tr.global_batch_size / per_step;
+  if (vpp > 1 && microbatches % pp != 0)
+    fail("workload.training.global_batch_size", "the interleaved schedule needs the " + std::to_string(microbatches) +
+                                                    " microbatches per replica to be a multiple of PP = " + std::to_string(pp));
+  if (m.seq_length % cp != 0)
+    fail(P + "context_parallel_size", "seq_length = " + std::to_string(m.seq_length) + " is not divisible by CP = " +
+                                          std::to_string(cp));
+  if (ep > 1) {
+    if (!m.is_moe()) fail(P + "expert_model_parallel_size", "EP > 1 needs a mixture-of-experts model (num_experts > 1)");
+    if (m.num_experts % ep != 0)
+      fail(P + "expert_model_parallel_size", "num_experts = " + std::to_string(m.num_experts) + " is not divisible by EP = " +
+                                                 std::to_string(ep));
+    if ((1LL * dp * cp) % ep != 0)
+      fail(P + "expert_model_parallel_size", "EP = " + std::to_string(ep) + " must divide DP x CP = " + std::to_string(dp * cp));
+  }
+  if (m.is_moe() && (m.moe_router_topk < 1 || m.moe_router_topk > m.num_experts))
+    fail("workload.model.moe_router_topk", "must be between 1 and num_experts = " + std::to_string(m.num_experts));
+  if (s.recovery.spare_nodes > 0 && s.recovery.policy == RestartPolicy::FullRestart) {
+    // Spares are harmless under full restart, but say nothing: waiting for repair still applies.
+  }
+}
+
+Scenario build_scenario(const ParamSet& p, const std::string& file, const std::string& resolved_yaml) {
+  Scenario s;
+  s.file = file;
+  s.description = p.text("description");
+  s.resolved_yaml = resolved_yaml;
+  const ParamSet& cl = p.sub("cluster");
+  s.cluster.gpu = build_gpu(cl.sub("gpu"));
+  s.cluster.gpus = cl.integer("gpus");
+  s.cluster.node = build_node(cl.sub("node"));
+  s.cluster.fabric = build_fabric(cl.sub("fabric"));
+  const ParamSet& wl = p.sub("workload");
+  s.workload.model = build_model(wl.sub("model"));
+  s.workload.parallel = build_parallel(wl.sub("parallel"));
+  const ParamSet& tr = wl.sub("training");
+  s.workload.training.micro_batch_size = tr.integer("micro_batch_size");
+  s.workload.training.global_batch_size = tr.integer("global_batch_size");
+  s.workload.training.train_tokens = tr.get<Tokens>("train_tokens");
+  s.failures = build_failures(p.sub("failures"));
+  s.recovery = build_recovery(p.sub("recovery"));
+  s.checkpoint = build_checkpoint(p.sub("checkpoint"));
+  s.stragglers = build_stragglers(p.sub("stragglers"));
+  s.facility = build_facility(p.sub("facility"), build_cooling(cl.sub("cooling")));
+  const ParamSet& run = p.sub("run");
+  s.run.duration = run.get<Seconds>("duration");
+  s.run.replications = run.integer("replications");
+  s.run.seed = static_cast<unsigned long long>(run.num("seed"));
+  s.tier = p.sub("step").text("tier") == "simgrid" ? StepTier::SimGrid : StepTier::Analytical;
+  check_layout(s, origin_of(wl, "parallel", file));
+  return s;
+}
+
+}  // namespace fleetsim::config

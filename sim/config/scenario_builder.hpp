@@ -1,0 +1,25 @@
+// ParamSet -> Scenario: builds the typed structs once and checks every cross-field rule
+// (layout divides the cluster, heads divide TP, batch divides microbatch x DP, ...).
+#pragma once
+
+#include <string>
+
+#include "sim/config/params.hpp"
+#include "sim/scenario.hpp"
+
+namespace fleetsim::config {
+
+Scenario build_scenario(const ParamSet& params, const std::string& file, const std::string& resolved_yaml);
+
+GpuSpec build_gpu(const ParamSet& p);
+NodeSpec build_node(const ParamSet& p);
+FabricSpec build_fabric(const ParamSet& p);
+CoolingSpec build_cooling(const ParamSet& p);
+FailureProfile build_failures(const ParamSet& p);
+ModelSpec build_model(const ParamSet& p);
+
+// Cross-field rules of the parallel layout; `file` names the scenario in messages.
+// Derives data_parallel_size. Throws ConfigError.
+void check_layout(Scenario& s, const std::string& file);
+
+}  // namespace fleetsim::config

@@ -1,0 +1,301 @@
+// Every key of a scenario and of each catalog kind, in one place: type, unit, default, doc.
+// `fleetsim describe` prints these; the resolver enforces them. Defaults cite their source where
+// they are physical; the research notes live in ../shared/research/.
+#include <map>
+#include <mutex>
+
+#include "sim/config/schema.hpp"
+
+namespace fleetsim::config {
+namespace {
+
+using S = std::shared_ptr<Schema>;
+
+S make_schema(std::string name, std::string doc, std::vector<Field> fields) {
+  auto s = std::make_shared<Schema>();
+  s->name = std::move(name);
+  s->doc = std::move(doc);
+  s->fields = std::move(fields);
+  return s;
+}
+
+Field with_default(Field f, std::string def) {
+  f.default_text = std::move(def);
+  f.required = false;
+  return f;
+}
+
+S gpu_schema() {
+  return make_schema("gpu", "One GPU model: datasheet figures plus physical calibration.", {
+      quantity("memory", dim<Bytes>(), "", "HBM capacity"),
+      quantity("hbm_bandwidth", dim<BytesPerSecond>(), "", "HBM bandwidth, datasheet peak"),
+      quantity("peak_bf16", dim<FlopsPerSecond>(), "", "dense BF16/FP16 tensor-core peak"),
+      quantity("peak_fp8", dim<FlopsPerSecond>(), "0 TFLOP/s", "dense FP8 peak (0 when none)", 0.0, false),
+      integer("sm_count", "", "streaming multiprocessors (wave quantization of GEMMs)"),
+      quantity("tdp", dim<Watts>(), "", "board power limit"),
+      quantity("idle_power", dim<Watts>(), "", "power while idle (restarts, waiting)"),
+      real("gemm_efficiency", "0.8", "fraction of peak reached by large well-shaped GEMMs (calibrated)", 0, 1, true),
+      quantity("gemm_half_efficiency_work", dim<Flops>(), "1 GFLOP", "GEMM work at which efficiency is half its maximum (calibrated)"),
+      real("attention_efficiency", "0.6", "fused attention kernels, fraction of peak (calibrated)", 0, 1, true),
+      real("hbm_efficiency", "0.8", "achievable fraction of HBM bandwidth (calibrated)", 0, 1, true),
+      quantity("kernel_launch_overhead", dim<Seconds>(), "4 us", "per-kernel overhead not hidden by the stream", 0, false),
+      quantity("usable_memory_reserve", dim<Bytes>(), "3 GiB", "CUDA context, allocator fragmentation, NCCL buffers", 0, false),
+      quantity("thermal_resistance", dim<KelvinPerWatt>(), "0.06 K/W", "junction-to-inlet thermal resistance"),
+      temperature("throttle_temperature", "85 degC", "junction temperature above which clocks drop"),
+      real("throttle_slope_per_kelvin", "0.01", "relative clock loss per kelvin above the throttle temperature", 0, 1),
+  });
+}
+
+S node_schema() {
+  return make_schema("node", "One server: its NVLink domain, NICs and host power.", {
+      integer("gpus_per_node", "", "GPUs per server"),
+      integer("nvlink_domain_gpus", "", "GPUs sharing one NVLink/NVSwitch domain (72 for NVL72)"),
+      quantity("nvlink_bandwidth", dim<BytesPerSecond>(), "", "NVLink bandwidth per GPU per direction"),
+      quantity("nvlink_latency", dim<Seconds>(), "2 us", "per collective step inside the NVLink domain", 0, false),
+      real("nvlink_efficiency", "0.8", "achievable bus bandwidth over link rate (nccl-tests)", 0, 1, true),
+      integer("nics_per_node", "", "compute NICs per server (one per GPU on rail-optimized nodes)"),
+      quantity("nic_bandwidth", dim<BytesPerSecond>(), "", "per NIC per direction"),
+      quantity("host_power_idle", dim<Watts>(), "", "non-GPU power of the server when idle", 0, false),
+      quantity("host_power_max", dim<Watts>(), "", "non-GPU power of the server at full load", 0, false),
+      quantity("fan_power_max", dim<Watts>(), "0 W", "server fans at full load when air-cooled", 0, false),
+  });
+}
+
+S fabric_schema() {
+  return make_schema("fabric", "The scale-out network, described by parameters (never link by link).", {
+      choice("topology", {"rail_optimized", "fat_tree"}, "", "rail_optimized: GPU i of every node on rail i"),
+      integer("tiers", "3", "switch tiers of the Clos (2 or 3)", 1, 3),
+      integer("switch_radix", "64", "ports per switch", 2),
+      integer("gpus_per_leaf", "", "endpoints under one leaf switch"),
+      real("oversubscription", "1", "leaf-to-spine downlink:uplink ratio (2 means 2:1)", 1),
+      integer("pod_gpus", "0", "GPUs per pod with full bisection inside (0 = one pod)", 0),
+      real("pod_oversubscription", "1", "oversubscription between pods (Llama 3: 7 for 1:7)", 1),
+      quantity("link_bandwidth", dim<BytesPerSecond>(), "", "per port per direction"),
+      quantity("hop_latency", dim<Seconds>(), "1 us", "per switch hop", 0, false),
+      real("efficiency", "0.9", "achievable fraction of link rate for large messages", 0, 1, true),
+      quantity("switch_power", dim<Watts>(), "1.5 kW", "power per switch", 0, false),
+  });
+}
+
+S cooling_schema() {
+  return make_schema("cooling", "A cooling plant: PUE versus IT load and outdoor temperature.", {
+      choice("kind", {"air_chiller", "air_economizer", "liquid_direct", "immersion"}, "", "plant type"),
+      real("fixed_loss", "0.02", "L0: distribution losses at zero load, share of design IT power"),
+      real("proportional_loss", "0.03", "l1: UPS/PDU loss per W of IT"),
+      real("square_loss", "0.01", "l2: I^2R loss at design load"),
+      real("fan_pump_fraction", "0.06", "facility fans and pumps per W of IT"),
+      real("chiller_cop_at_25c", "6", "mechanical cooling COP at 25 degC outdoor wet-bulb", 0, 1e9, true),
+      real("chiller_cop_per_kelvin", "0.03", "relative COP change per kelvin of outdoor temperature"),
+      temperature("economizer_threshold", "10 degC", "free cooling below this outdoor wet-bulb temperature"),
+      real("economizer_cop", "25", "plant COP in free-cooling mode", 0, 1e9, true),
+      temperature("gpu_inlet_temperature", "25 degC", "air inlet or coolant supply temperature at the GPU"),
+      real("inlet_tracks_outdoor", "0", "inlet rise per kelvin of outdoor temperature above the threshold"),
+      real("server_fan_fraction", "0.1", "server fan power per W of IT (air); ~0 for liquid"),
+      real("thermal_resistance_scale", "1", "multiplies the GPU's junction thermal resistance", 0, 10, true),
+      real("failure_rate_multiplier", "1", "labelled claim knob: multiplies hardware failure rates", 0, 10, true),
+  });
+}
+
+S failure_component_schema() {
+  return make_schema("failure component", "One failure process, counted per component of `scope`.", {
+      text("name", "", "short identifier, e.g. faulty_gpu"),
+      text("category", "", "Table 5 category: GPU, Network, Host, Dependency, ..."),
+      choice("scope", {"gpu", "node", "nic", "leaf_switch", "spine_switch", "link", "job"}, "",
+             "what the rate is counted per"),
+      quantity("rate", dim<PerSecond>(), "", "interruptions per component per unit time, e.g. '0.061 /yr'", 0, false),
+      real("weibull_shape", "1", "1 = exponential; < 1 infant mortality; > 1 wear-out", 0, 100, true),
+      choice("mode", {"crash", "hang"}, "crash", "crash: seen in seconds; hang: only at the watchdog"),
+      boolean("needs_repair", "true", "the node leaves the pool for repair (false: a reset fixes it)"),
+      boolean("correlated_node_loss", "false", "takes down every node below the component (switches)"),
+  });
+}
+
+S failures_schema() {
+  return make_schema("failures", "A failure profile: component failure processes and repair.", {
+      table("components", failure_component_schema(), "failure processes"),
+      real("lemon_fraction", "0", "share of nodes with a higher hazard", 0, 1),
+      real("lemon_multiplier", "1", "hazard multiplier of lemon nodes", 1),
+      quantity("planned_rate_per_job", dim<PerSecond>(), "0 /d", "planned maintenance interruptions per job-day", 0, false),
+      real("rate_scale", "1", "multiplies every component rate (what-if knob)", 0, 1e6),
+      quantity("repair_median", dim<Seconds>(), "2 h", "median repair time of a failed node (lognormal)"),
+      real("repair_sigma", "1.2", "sigma of ln(repair time)", 0),
+  });
+}
+
+S workload_model_schema() {
+  return make_schema("model", "A transformer architecture (Megatron-LM argument names).", {
+      integer("num_layers", "", "transformer layers"),
+      integer("hidden_size", "", "model dimension"),
+      integer("ffn_hidden_size", "", "MLP inner dimension (per expert for MoE)"),
+      integer("num_attention_heads", "", "attention heads"),
+      integer("num_query_groups", "0", "key/value heads for grouped-query attention (0 = heads)", 0),
+      integer("seq_length", "", "sequence length in tokens"),
+      integer("vocab_size", "", "vocabulary size"),
+      boolean("swiglu", "false", "SwiGLU MLP (three matrices) instead of GELU (two)"),
+      boolean("untie_embeddings_and_output_weights", "true", "separate input embedding and output layer"),
+      integer("num_experts", "0", "experts per MoE layer (0 = dense)", 0),
+      integer("moe_router_topk", "0", "experts each token is routed to", 0),
+      real("moe_capacity_factor", "1", "expert capacity over the balanced load", 0, 100, true),
+      integer("moe_layer_freq", "1", "every k-th layer is MoE"),
+  });
+}
+
+S parallel_schema() {
+  return make_schema("parallel", "The parallel layout (Megatron-LM argument names).", {
+      integer("tensor_model_parallel_size", "1", "TP"),
+      integer("pipeline_model_parallel_size", "1", "PP"),
+      integer("virtual_pipeline_model_parallel_size", "1", "model chunks per pipeline rank (interleaved schedule)"),
+      integer("context_parallel_size", "1", "CP"),
+      integer("expert_model_parallel_size", "1", "EP"),
+      boolean("sequence_parallel", "false", "Megatron sequence parallelism inside TP"),
+      choice("recompute_granularity", {"none", "selective", "full"}, "none", "activation recomputation"),
+      boolean("use_distributed_optimizer", "false", "shard optimizer states over DP (ZeRO-1)"),
+      integer("zero_stage", "0", "0-3; 3 = FSDP-style parameter sharding", 0, 3),
+      boolean("overlap_grad_reduce", "true", "overlap DP gradient reduction with backward (bucketed)"),
+      boolean("overlap_param_gather", "true", "overlap parameter all-gather with forward"),
+      int_list("pipeline_layer_split", "layers per pipeline stage (uneven splits); empty = even"),
+  });
+}
+
+S training_schema() {
+  return make_schema("training", "The batch and the training length.", {
+      integer("micro_batch_size", "1", "sequences per microbatch"),
+      integer("global_batch_size", "", "sequences per iteration"),
+      quantity("train_tokens", dim<Tokens>(), "0T", "tokens to train (0 = until run.duration ends)", 0, false),
+  });
+}
+
+S cluster_schema() {
+  return make_schema("cluster", "The hardware: GPUs, servers, fabric and cooling.", {
+      preset("gpu", "gpus", "GPU preset or YAML file"),
+      integer("gpus", "", "GPUs in the job"),
+      preset("node", "nodes", "server preset or YAML file"),
+      preset("fabric", "fabrics", "fabric preset or YAML file"),
+      with_default(preset("cooling", "cooling", "cooling preset or YAML file"), "air-chiller"),
+  });
+}
+
+S workload_schema() {
+  return make_schema("workload", "What is trained and how it is laid out.", {
+      preset("model", "workloads", "model preset or YAML file"),
+      section("parallel", parallel_schema(), "parallel layout"),
+      section("training", training_schema(), "batch and length"),
+  });
+}
+
+S recovery_schema() {
+  return make_schema("recovery", "What happens after an interruption (reliability_energy.md §2.5, §2.7).", {
+      quantity("detect_crash", dim<Seconds>(), "30 s", "time to notice a crash (ByteRobust: 10-30 s)", 0, false),
+      quantity("detect_hang", dim<Seconds>(), "10 min", "watchdog timeout for hangs (NCCL default 10-30 min)", 0, false),
+      quantity("diagnosis", dim<Seconds>(), "3 min", "isolate the failed node (MegaScale < 10 min)", 0, false),
+      quantity("reschedule_spare", dim<Seconds>(), "2 min", "swap in a hot spare", 0, false),
+      quantity("reschedule_wait", dim<Seconds>(), "30 min", "extra wait for a node when no spare is free", 0, false),
+      quantity("init_base", dim<Seconds>(), "3 min", "process launch + communicator init at the reference size", 0, false),
+      integer("init_reference_gpus", "16384", "GPU count at which init takes init_base"),
+      real("init_scaling_exponent", "0.5", "init time grows as (gpus / reference)^exponent", 0, 2),
+      quantity("planned_downtime", dim<Seconds>(), "10 min", "one planned maintenance event", 0, false),
+      choice("policy", {"full_restart", "warm_spares", "replica_restart"}, "warm_spares", "restart policy"),
+      integer("spare_nodes", "0", "hot spare nodes in the pool", 0),
+  });
+}
+
+S checkpoint_schema() {
+  Field interval = quantity("interval", dim<Seconds>(), "daly",
+                            "time between checkpoints, or 'daly' for Daly's (2006) optimum");
+  interval.choices = {"daly"};
+  return make_schema("checkpoint", "Checkpointing (reliability_energy.md §2.1-2.4).", {
+      interval,
+      quantity("write_time", dim<Seconds>(), "20 s", "blocking stall per checkpoint", 0, false),
+      boolean("async", "true", "a background persist follows the stall; durable only once persisted"),
+      quantity("storage_bandwidth", dim<BytesPerSecond>(), "2 TB/s", "storage write bandwidth (Llama 3: 2 TB/s sustained)"),
+      quantity("load_bandwidth", dim<BytesPerSecond>(), "2 TB/s", "storage read bandwidth on restart"),
+      real("bytes_per_param", "14", "checkpoint bytes per parameter (bf16 + fp32 master + Adam)", 0, 1e3, true),
+  });
+}
+
+S stragglers_schema() {
+  return make_schema("stragglers", "Slow ranks (reliability_energy.md §3).", {
+      real("device_speed_sigma", "0", "static per-GPU lognormal speed spread (Sinha et al. SC'22)", 0, 1),
+      real("step_jitter_cv", "0", "per-iteration per-GPU jitter, coefficient of variation", 0, 1),
+      quantity("fail_slow_rate_per_node", dim<PerSecond>(), "0 /d", "fail-slow events per node", 0, false),
+      real("fail_slow_slowdown", "1.5", "iteration slowdown while a fail-slow node is in the job", 1),
+      quantity("fail_slow_detect", dim<Seconds>(), "30 min", "time until a slow node is evicted", 0, false),
+  });
+}
+
+S site_schema() {
+  return make_schema("site", "Where the facility is: climate, energy price, grid carbon.", {
+      temperature("mean_temperature", "15 degC", "annual mean outdoor wet-bulb temperature"),
+      quantity("seasonal_amplitude", dim<Kelvin>(), "8 K", "half the summer-winter swing", 0, false),
+      quantity("diurnal_amplitude", dim<Kelvin>(), "5 K", "half the day-night swing", 0, false),
+      text("hourly_csv", "", "optional CSV of hourly outdoor temperature (hour, degC)"),
+      quantity("energy_price", dim<DollarsPerJoule>(), "0.08 USD/kWh", "electricity price", 0, false),
+      quantity("carbon_intensity", dim<KilogramsPerJoule>(), "0.414 kg/kWh",
+               "grid carbon intensity (Llama 3.1 model card implies 0.414)", 0, false),
+  });
+}
+
+S facility_schema() {
+  return make_schema("facility", "The facility around the cluster.", {
+      section("site", site_schema(), "climate, price and carbon"),
+      real("resource_utilization", "1", "share of the pool's GPU-hours allocated to work", 0, 1, true),
+      real("arrhenius_activation_ev", "0.3", "activation energy of temperature-driven failures, eV", 0, 2),
+      quantity("time_step", dim<Seconds>(), "1 h", "facility time-series resolution"),
+  });
+}
+
+S run_schema() {
+  return make_schema("run", "The simulated training run.", {
+      quantity("duration", dim<Seconds>(), "54 d", "simulated wall-clock span"),
+      integer("replications", "1", "independent Monte-Carlo replications"),
+      integer("seed", "1", "base random seed", 0),
+  });
+}
+
+S step_schema() {
+  return make_schema("step", "Iteration model options.", {
+      choice("tier", {"analytical", "simgrid"}, "analytical", "fidelity tier of the iteration model"),
+  });
+}
+
+}  // namespace
+
+const std::vector<std::string>& catalog_kinds() {
+  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "failures", "workloads"};
+  return kinds;
+}
+
+std::shared_ptr<const Schema> kind_schema(const std::string& kind) {
+  static std::mutex m;
+  static std::map<std::string, std::shared_ptr<const Schema>> cache;
+  std::lock_guard lock(m);
+  if (auto it = cache.find(kind); it != cache.end()) return it->second;
+  std::shared_ptr<const Schema> s;
+  if (kind == "gpus") s = gpu_schema();
+  else if (kind == "nodes") s = node_schema();
+  else if (kind == "fabrics") s = fabric_schema();
+  else if (kind == "cooling") s = cooling_schema();
+  else if (kind == "failures") s = failures_schema();
+  else if (kind == "workloads") s = workload_model_schema();
+  else return nullptr;
+  cache[kind] = s;
+  return s;
+}
+
+std::shared_ptr<const Schema> scenario_schema() {
+  static const std::shared_ptr<const Schema> s = make_schema("scenario", "A composed scenario.", {
+      text("description", "", "what the scenario shows"),
+      section("cluster", cluster_schema(), "hardware"),
+      section("workload", workload_schema(), "model, layout, batch"),
+      with_default(preset("failures", "failures", "failure profile and overrides", "profile"), "llama3-h100"),
+      section("recovery", recovery_schema(), "restart pipeline and policy"),
+      section("checkpoint", checkpoint_schema(), "checkpointing"),
+      section("stragglers", stragglers_schema(), "slow ranks"),
+      section("facility", facility_schema(), "power, cooling, climate, prices"),
+      section("run", run_schema(), "run length and seeds"),
+      section("step", step_schema(), "iteration model options"),
+  });
+  return s;
+}
+
+}  // namespace fleetsim::config

@@ -1,0 +1,24 @@
+// Reading YAML safely: the file must exist, be UTF-8 text, not be empty, parse, and hold a
+// mapping at the top. Every failure is a ConfigError naming the file (and line when known).
+#pragma once
+
+#include <yaml-cpp/yaml.h>
+
+#include <string>
+
+namespace fleetsim::config {
+
+// Reads and parses a file. `referer`/`key` name who asked for it (for "not found" messages).
+YAML::Node read_yaml_file(const std::string& path, const std::string& referer = "",
+                          const std::string& key = "");
+
+// Parses text (a --set value or a test document). `origin` names it in messages.
+YAML::Node parse_yaml_text(const std::string& text, const std::string& origin);
+
+// 1-based line of a node, or 0 when unknown.
+int line_of(const YAML::Node& node);
+
+// "list", "mapping", "scalar 'x'", "null" — for messages.
+std::string kind_of(const YAML::Node& node);
+
+}  // namespace fleetsim::config

@@ -1,0 +1,36 @@
+// Errors are exceptions with context; only main() turns them into exit codes (STYLE.md, habit 10).
+#pragma once
+
+#include <stdexcept>
+#include <string>
+
+namespace fleetsim {
+
+// Bad input: names the file, the key path and what would be valid. Exit code 2.
+class ConfigError : public std::runtime_error {
+ public:
+  ConfigError(std::string file, std::string key, const std::string& message, int line = 0)
+      : std::runtime_error(compose(file, key, message, line)),
+        file_(std::move(file)), key_(std::move(key)), line_(line) {}
+  [[nodiscard]] const std::string& file() const { return file_; }
+  [[nodiscard]] const std::string& key() const { return key_; }
+  [[nodiscard]] int line() const { return line_; }
+
+ private:
+  static std::string compose(const std::string& file, const std::string& key,
+                             const std::string& message, int line) {
+    std::string where = file.empty() ? std::string("<command line>") : file;
+    if (line > 0) where += ":" + std::to_string(line);
+    return where + ": " + (key.empty() ? std::string() : key + ": ") + message;
+  }
+  std::string file_, key_;
+  int line_;
+};
+
+// A layout or model that cannot run (does not fit in memory, does not divide). Exit code 2.
+class InfeasibleError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,66 @@
+// Resolved inputs of the facility model: cooling plant, site climate, prices and carbon.
+//
+// Model and defaults: ../shared/research/reliability_energy.md §4 and
+// ../shared/validation/cooling_pue.csv. What each field means in the model, with units and
+// sources, is in sim/facility/parameters.cpp (the table `describe` prints) and sim/facility/README.md.
+#pragma once
+
+#include <string>
+
+#include "sim/units/quantity.hpp"
+
+namespace fleetsim {
+
+enum class CoolingKind { AirChiller, AirEconomizer, LiquidDirect, Immersion };
+
+struct CoolingSpec {
+  std::string name;
+  CoolingKind kind = CoolingKind::AirChiller;
+  double fixed_loss = 0.02;            // L0: distribution losses at zero load, share of design IT power
+  double proportional_loss = 0.03;     // l1: UPS/PDU loss per W of IT
+  double square_loss = 0.01;           // l2: I^2R losses (at design load, share of design IT power)
+  double fan_pump_fraction = 0.06;     // CRAH/CDU fans and pumps per W of IT
+  double chiller_cop_at_25c = 6.0;     // mechanical cooling COP at 25 degC outdoor wet-bulb
+  double chiller_cop_per_kelvin = 0.05;  // relative COP gain per kelvin of outdoor temperature below 25 degC
+  Celsius economizer_threshold{10.0};  // full free cooling at or below this outdoor wet-bulb temperature
+  Kelvin economizer_partial_band{4.0}; // added: partial free cooling over this band above the threshold
+  double economizer_cop = 25.0;        // heat removed per W of pumps and tower fans in free cooling
+  Celsius gpu_inlet_temperature{25.0}; // air inlet or coolant supply at the (hottest) GPU
+  double inlet_tracks_outdoor = 0.0;   // inlet rise per kelvin of outdoor temperature above threshold
+  double server_fan_fraction = 0.1;    // server fan power per W of the rest of the node (air); ~0 for liquid
+  double thermal_resistance_scale = 1.0;  // multiplies the GPU's junction thermal resistance
+  // Labelled claims (default neutral; a scenario that sets them says whose claim it is):
+  double failure_rate_multiplier = 1.0;   // e.g. 0.35 for Baidu's "60-70% fewer failures" [U]
+  double throughput_multiplier = 1.0;     // added: e.g. 1.10 for Baidu's "+10% performance" [U]
+};
+
+struct SiteSpec {
+  std::string name;                    // added: preset name ("" when given inline)
+  Celsius mean_temperature{12.0};      // annual mean outdoor wet-bulb
+  Kelvin seasonal_amplitude{8.0};      // half the difference between warmest and coldest day means
+  Kelvin diurnal_amplitude{3.0};       // half the day's max-min swing
+  int warmest_day_of_year = 200;       // added: day of the seasonal maximum (200 = 19 July, north)
+  int start_day_of_year = 1;           // added: calendar day the run starts (1 = 1 January)
+  std::string hourly_csv;              // optional: hourly outdoor temperature file (replaces the profile)
+  DollarsPerJoule energy_price;        // 0 = cost not reported
+  KilogramsPerJoule carbon_intensity;  // location-based grid intensity; 0 = carbon not reported
+};
+
+struct FacilitySpec {
+  CoolingSpec cooling;
+  SiteSpec site;
+  double resource_utilization = 1.0;   // pool allocation factor until a pool model exists
+  double arrhenius_activation_ev = 0.3;  // failure acceleration with temperature (§1.5)
+  Seconds time_step{3600.0};           // facility time-series resolution
+  // Added: GPU power by phase, P = idle + (tdp - idle) * activity^exponent (§4.4).
+  double gpu_activity_compute = 0.9;        // dense GEMM phases [U: 0.9-1.0]
+  double gpu_activity_communication = 0.4;  // exposed communication, pipeline bubbles [U: 0.3-0.5]
+  double gpu_power_exponent = 1.0;          // alpha [U]
+  Watts design_it_power;               // added: facility design IT load; 0 = the pool's nameplate
+  // Added: failure-rate coupling. Failure profiles are calibrated on air-cooled halls (Llama 3);
+  // the Arrhenius factor is 1 at this inlet with the GPU's own (unscaled) thermal resistance.
+  Celsius failure_reference_inlet_temperature{25.0};
+  double thermally_activated_failure_share = 0.78;  // Llama 3: 78% of unexpected interruptions hardware
+};
+
+}  // namespace fleetsim

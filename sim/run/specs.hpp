@@ -1,0 +1,87 @@
+// Resolved inputs of the run model: failure processes, recovery, checkpointing, stragglers.
+//
+// Defaults and their sources: ../shared/research/reliability_energy.md §1.6, §2.7, §3.3.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/units/quantity.hpp"
+
+namespace fleetsim {
+
+// What one failure-process component is counted per: its count comes from the cluster.
+enum class ComponentScope { Gpu, Node, Nic, LeafSwitch, SpineSwitch, Link, Job };
+
+// How an interruption is noticed: a crash is seen in seconds, a hang only at the watchdog.
+enum class FailureMode { Crash, Hang };
+
+struct FailureComponent {
+  std::string name;                    // e.g. "gpu", "hbm", "software_bug"
+  std::string category;                // Table 5 category: GPU, Network, Host, Dependency, ...
+  ComponentScope scope = ComponentScope::Gpu;
+  PerSecond rate;                      // interruptions per component per second
+  double weibull_shape = 1.0;          // 1 = exponential
+  FailureMode mode = FailureMode::Crash;
+  bool needs_repair = true;            // the node leaves the pool for repair (false: a reset fixes it)
+  bool correlated_node_loss = false;   // a leaf switch takes down every node below it
+};
+
+struct FailureProfile {
+  std::string name;
+  std::vector<FailureComponent> components;
+  double lemon_fraction = 0.0;         // share of nodes with a higher hazard
+  double lemon_multiplier = 1.0;
+  PerSecond planned_rate_per_job;      // planned maintenance interruptions per job-second
+  double rate_scale = 1.0;             // multiplies every component rate (what-if knob)
+  Seconds repair_median;               // lognormal repair time of a failed node
+  double repair_sigma = 1.0;           // sigma of ln(repair time)
+};
+
+enum class RestartPolicy { FullRestart, WarmSpares, ReplicaRestart };
+
+struct RecoverySpec {
+  Seconds detect_crash;                // time to notice a crash
+  Seconds detect_hang;                 // watchdog timeout
+  Seconds diagnosis;                   // isolate the bad node
+  Seconds reschedule_spare;            // swap in a hot spare
+  Seconds reschedule_wait;             // wait for a node when no spare is free (beyond repair)
+  Seconds init_base;                   // process launch + communicator init at the reference size
+  int init_reference_gpus = 16384;
+  double init_scaling_exponent = 0.5;  // init time ~ (gpus / reference)^exponent
+  Seconds planned_downtime;            // one planned maintenance event
+  RestartPolicy policy = RestartPolicy::WarmSpares;
+  int spare_nodes = 0;
+  // replica_restart only: how long the surviving replicas pause to drop the failed one and
+  // reconfigure their process groups (FT-HSDP, arXiv 2602.00277: 3 min stall in all, with detection).
+  Seconds replica_reconfigure = Seconds(150.0);
+};
+
+enum class CheckpointIntervalKind { Fixed, Daly };
+
+struct CheckpointSpec {
+  CheckpointIntervalKind interval_kind = CheckpointIntervalKind::Daly;
+  Seconds interval;                    // when Fixed
+  Seconds write_time;                  // blocking stall per checkpoint
+  bool async = true;                   // a background persist follows the stall
+  BytesPerSecond storage_bandwidth;    // shared storage write bandwidth (persist)
+  BytesPerSecond load_bandwidth;       // read bandwidth on restart
+  double bytes_per_param = 14.0;       // bf16 weights + fp32 master + Adam m, v (§2.3)
+};
+
+struct StragglerSpec {
+  double device_speed_sigma = 0.0;     // static per-GPU lognormal speed spread
+  double device_speed_max_slowdown = 1.5;  // truncation: outliers up to 1.5x (Sinha et al. SC'22)
+  double step_jitter_cv = 0.0;         // per-iteration per-GPU jitter
+  PerSecond fail_slow_rate_per_node;   // fail-slow events per node-second
+  double fail_slow_slowdown = 1.5;     // iteration slowdown while a fail-slow node is in the job
+  Seconds fail_slow_detect;            // time until a slow node is evicted
+};
+
+struct RunSpec {
+  Seconds duration;
+  int replications = 1;
+  unsigned long long seed = 1;
+};
+
+}  // namespace fleetsim

@@ -1,0 +1,39 @@
+// A fully resolved scenario: every preset loaded, every override applied, every unit parsed and
+// every cross-field rule checked. Models receive parts of this and never see YAML.
+#pragma once
+
+#include <string>
+
+#include "sim/facility/specs.hpp"
+#include "sim/hardware/specs.hpp"
+#include "sim/run/specs.hpp"
+#include "sim/workload/specs.hpp"
+
+namespace fleetsim {
+
+struct ClusterSpec {
+  GpuSpec gpu;
+  int gpus = 0;
+  NodeSpec node;
+  FabricSpec fabric;
+  [[nodiscard]] int nodes() const { return gpus / node.gpus_per_node; }
+};
+
+enum class StepTier { Analytical, SimGrid };
+
+struct Scenario {
+  std::string file;                    // where it came from ("" for built-in)
+  std::string description;
+  std::string resolved_yaml;           // the merged document, for provenance in results
+  ClusterSpec cluster;
+  WorkloadSpec workload;
+  FailureProfile failures;
+  RecoverySpec recovery;
+  CheckpointSpec checkpoint;
+  StragglerSpec stragglers;
+  FacilitySpec facility;
+  RunSpec run;
+  StepTier tier = StepTier::Analytical;
+};
+
+}  // namespace fleetsim

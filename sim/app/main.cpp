@@ -6,6 +6,7 @@
 
 #include "sim/app/command.hpp"
 #include "sim/core/error.hpp"
+#include "sim/pipeline/tier.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"fleetsim: a discrete-event simulator of large-model training on GPU clusters.\n"
@@ -19,8 +20,11 @@ int main(int argc, char** argv) {
   fleetsim::app::add_validate_command(app);
   fleetsim::app::add_catalog_commands(app);
   fleetsim::app::add_sweep_command(app);
+  fleetsim::install_simgrid_tier();
   try {
     app.parse(argc, argv);
+  } catch (const CLI::RuntimeError& e) {
+    return e.get_exit_code();  // a command's own failure status (validate: a case out of tolerance)
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;

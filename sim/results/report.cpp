@@ -90,10 +90,11 @@ Json Report::to_json() const {
   return out;
 }
 
-void Report::print_table(std::ostream& out) const {
+void Report::print_table(std::ostream& out, std::string_view prefix) const {
   size_t width = 0;
   for (const auto& e : entries_) width = std::max(width, e.def->description.size());
   for (const auto& e : entries_) {
+    if (e.name.compare(0, prefix.size(), prefix) != 0) continue;
     std::string desc(e.def->description);
     // By-cause entries share a description; show which key they are.
     if (e.def->name.size() >= 2 && e.def->name.substr(e.def->name.size() - 2) == ".*")

@@ -54,8 +54,8 @@ class Report {
 
   [[nodiscard]] const std::vector<Entry>& entries() const { return entries_; }
   [[nodiscard]] Json to_json() const;
-  // A readable two-column table: description, value with unit.
-  void print_table(std::ostream& out) const;
+  // A readable two-column table: description, value with unit; only names starting with `prefix`.
+  void print_table(std::ostream& out, std::string_view prefix = "") const;
 
  private:
   void push(std::string_view name, Value v);

@@ -1,0 +1,151 @@
+#include "sim/pipeline/run_pipeline.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+
+#include "sim/core/error.hpp"
+#include "sim/pipeline/tier.hpp"
+#include "sim/results/hdf5_writer.hpp"
+#include "sim/workload/parameters.hpp"
+
+namespace fleetsim {
+
+StepResult evaluate_scenario_step(const Scenario& s) {
+  StepResult step = evaluate_step_on_tier(s, StepOptions{});
+  if (!step.fits_in_memory) throw InfeasibleError(memory_error_message(s, step));
+  return step;
+}
+
+PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
+  PipelineResult out;
+  out.step = evaluate_scenario_step(s);
+  out.parameters = parameter_count(s.workload.model);
+  // Single-GPU efficiency: the same model FLOPs if only the compute on the critical path took time.
+  const double compute_s = out.step.breakdown.compute.si();
+  out.single_gpu_mfu = compute_s > 0 ? std::min(1.0, out.step.mfu * out.step.iteration_time.si() / compute_s)
+                                     : out.step.mfu;
+
+  RunInputs in;
+  in.gpus = s.cluster.gpus;
+  in.gpus_per_node = s.cluster.node.gpus_per_node;
+  in.gpus_per_leaf = s.cluster.fabric.gpus_per_leaf;
+  in.data_parallel_size = s.workload.parallel.data_parallel_size;
+  in.nics_per_node = s.cluster.node.nics_per_node;
+  in.failures = s.failures;
+  in.recovery = s.recovery;
+  in.checkpoint = s.checkpoint;
+  in.stragglers = s.stragglers;
+  in.run = s.run;
+  in.checkpoint_bytes = Bytes(out.parameters * s.checkpoint.bytes_per_param);
+  in.tokens_per_iteration = static_cast<double>(s.workload.training.global_batch_size) * s.workload.model.seq_length;
+  in.train_tokens = s.workload.training.train_tokens.si();
+  // Degraded states (stragglers, fail-slow nodes) re-evaluate the iteration, memoized per state.
+  auto cache = std::make_shared<std::map<double, Seconds>>();
+  auto mutex = std::make_shared<std::mutex>();
+  const Scenario* sp = &s;
+  const Seconds healthy = out.step.iteration_time;
+  in.iteration_time = [cache, mutex, sp, healthy](double slowdown) {
+    if (slowdown == 1.0) return healthy;
+    std::lock_guard lock(*mutex);
+    auto it = cache->find(slowdown);
+    if (it != cache->end()) return it->second;
+    StepOptions o;
+    o.compute_slowdown = slowdown;
+    Seconds t = evaluate_step_on_tier(*sp, o).iteration_time;
+    (*cache)[slowdown] = t;
+    return t;
+  };
+  in.failure_rate_multiplier =
+      failure_rate_multiplier(s.cluster, s.facility, out.step.compute_busy_fraction, s.run.duration);
+  in.throughput_factor = throughput_factor(s.cluster, s.facility, out.step.compute_busy_fraction);
+  out.run = simulate_run(in, options.threads, options.progress);
+
+  for (const auto& rep : out.run.replications) {
+    FacilityInputs fi;
+    fi.cluster = s.cluster;
+    fi.facility = s.facility;
+    fi.mfu = out.step.mfu;
+    fi.single_gpu_mfu = out.single_gpu_mfu;
+    fi.compute_busy_fraction = out.step.compute_busy_fraction;
+    fi.wall_clock = Seconds(rep.wall_clock_days * 86400.0);
+    fi.productive_time = Seconds(rep.productive_hours * 3600.0);
+    fi.busy_time = Seconds(rep.compute_hours * 3600.0);
+    fi.tokens = Tokens(rep.tokens_trained);
+    out.facility.push_back(evaluate_facility(fi));
+  }
+
+  out.report.set_prefix("step.");
+  add_step_metrics(out.step, out.report);
+  out.report.set_prefix("run.");
+  add_run_metrics(out.run, out.report);
+  out.report.set_prefix("facility.");
+  add_facility_metrics(out.facility, out.report);
+  out.report.set_prefix("");
+  return out;
+}
+
+void write_results_file(const std::string& path, const Scenario& s, const PipelineResult& r,
+                        const std::string& command) {
+  ResultsFile f(path);
+  f.write_meta({s.file, s.resolved_yaml, s.run.seed, s.run.replications, command});
+  f.write_metrics(r.report);
+
+  std::vector<double> ettr, days, tokens, unexpected, planned, productive, pue, it_mwh, fac_mwh, eu;
+  std::map<std::string, std::vector<double>> lost;
+  for (size_t i = 0; i < r.run.replications.size(); ++i) {
+    const auto& rep = r.run.replications[i];
+    ettr.push_back(rep.ettr);
+    days.push_back(rep.wall_clock_days);
+    tokens.push_back(rep.tokens_trained);
+    unexpected.push_back(rep.unexpected);
+    planned.push_back(rep.planned);
+    productive.push_back(rep.productive_hours);
+    for (const auto& [k, v] : rep.lost_hours) lost[k].resize(r.run.replications.size(), 0.0), lost[k][i] = v;
+    const auto& fr = r.facility[i];
+    pue.push_back(fr.pue_mean);
+    it_mwh.push_back(fr.it_energy.si() / 3.6e9);
+    fac_mwh.push_back(fr.facility_energy.si() / 3.6e9);
+    eu.push_back(fr.effective_utilization());
+  }
+  std::vector<Column> reps = {
+      {"ettr", "1", "effective training time ratio", ettr},
+      {"wall_clock_days", "d", "simulated wall-clock", days},
+      {"tokens_trained", "tokens", "tokens trained", tokens},
+      {"unexpected", "count", "unexpected interruptions", unexpected},
+      {"planned", "count", "planned interruptions", planned},
+      {"productive_hours", "h", "productive training time", productive},
+      {"pue_mean", "1", "energy-weighted PUE", pue},
+      {"it_energy_mwh", "MWh", "IT energy", it_mwh},
+      {"facility_energy_mwh", "MWh", "facility energy", fac_mwh},
+      {"effective_utilization", "1", "product of the five factors", eu},
+  };
+  for (auto& [k, v] : lost) reps.push_back({"lost_hours_" + k, "h", "wall-clock lost to " + k, v});
+  f.write_table("replications", reps, "one row per Monte-Carlo replication");
+
+  if (!r.run.replications.empty()) {
+    std::vector<double> t, dur;
+    std::vector<std::string> kind, cause;
+    for (const auto& e : r.run.replications.front().events) {
+      t.push_back(e.time.si());
+      kind.push_back(to_string(e.kind));
+      cause.push_back(e.cause);
+      dur.push_back(e.duration.si());
+    }
+    f.write_table("events",
+                  {{"time_s", "s", "time since the run started", t},
+                   {"kind", "", "failure, checkpoint, restart, planned, ...", kind},
+                   {"cause", "", "component or reason", cause},
+                   {"duration_s", "s", "outage or stall it caused", dur}},
+                  "event log of replication 0");
+  }
+  if (!r.facility.empty()) {
+    std::vector<Column> cols;
+    for (const auto& ts : r.facility.front().series) cols.push_back({ts.name, ts.unit, ts.description, ts.values});
+    f.write_table("timeseries", cols, "facility time series of replication 0");
+  }
+  f.commit();
+}
+
+}  // namespace fleetsim

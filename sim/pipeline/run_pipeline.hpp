@@ -1,0 +1,43 @@
+// The whole pipeline of `fleetsim run`: step model -> run model -> facility model, with the
+// facility's hooks (temperature-driven failure acceleration, thermal throttling) fed into the run.
+// Shared by the run and sweep commands and by the scenario tests.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/facility/facility_model.hpp"
+#include "sim/results/report.hpp"
+#include "sim/run/run_model.hpp"
+#include "sim/scenario.hpp"
+#include "sim/step/step_model.hpp"
+
+namespace fleetsim {
+
+struct PipelineOptions {
+  int threads = 0;                          // 0 = all cores
+  std::function<void(int done, int total)> progress;
+};
+
+struct PipelineResult {
+  StepResult step;
+  double single_gpu_mfu = 0.0;              // MFU with communication and bubbles free
+  double parameters = 0.0;
+  RunResult run;
+  std::vector<FacilityResult> facility;     // one per replication
+  Report report;                            // step.*, run.*, facility.* metrics
+};
+
+// Evaluates the iteration on the scenario's tier. Throws InfeasibleError when it does not fit.
+StepResult evaluate_scenario_step(const Scenario& s);
+
+// Throws ConfigError / InfeasibleError for inputs that cannot run.
+PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options = {});
+
+// HDF5 tables of a pipeline result: per-replication figures, the first replication's event log
+// and its facility time series.
+void write_results_file(const std::string& path, const Scenario& s, const PipelineResult& r,
+                        const std::string& command);
+
+}  // namespace fleetsim

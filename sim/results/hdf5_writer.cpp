@@ -1,0 +1,140 @@
+#include "sim/results/hdf5_writer.hpp"
+
+#include <H5Cpp.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <stdexcept>
+
+namespace fleetsim {
+namespace {
+
+void string_attribute(H5::H5Object& obj, const std::string& name, const std::string& value) {
+  H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  H5::Attribute a = obj.createAttribute(name, type, H5::DataSpace(H5S_SCALAR));
+  const char* c = value.c_str();
+  a.write(type, &c);
+}
+
+void number_attribute(H5::H5Object& obj, const std::string& name, double value) {
+  H5::Attribute a = obj.createAttribute(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(H5S_SCALAR));
+  a.write(H5::PredType::NATIVE_DOUBLE, &value);
+}
+
+// Opens or creates each group along a slash-separated path.
+H5::Group group_at(H5::H5File& file, const std::string& path) {
+  H5::Group g = file.openGroup("/");
+  size_t start = 1;
+  while (start < path.size()) {
+    size_t slash = path.find('/', start);
+    std::string name = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
+    g = g.nameExists(name) ? g.openGroup(name) : g.createGroup(name);
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return g;
+}
+
+void write_doubles(H5::Group& g, const std::string& name, const std::vector<double>& v) {
+  hsize_t n = v.size();
+  H5::DataSpace space(1, &n);
+  H5::DataSet ds = g.createDataSet(name, H5::PredType::NATIVE_DOUBLE, space);
+  if (n) ds.write(v.data(), H5::PredType::NATIVE_DOUBLE);
+}
+
+void write_strings(H5::Group& g, const std::string& name, const std::vector<std::string>& v) {
+  hsize_t n = v.size();
+  H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
+  H5::DataSpace space(1, &n);
+  H5::DataSet ds = g.createDataSet(name, type, space);
+  std::vector<const char*> ptrs;
+  for (const auto& s : v) ptrs.push_back(s.c_str());
+  if (n) ds.write(ptrs.data(), type);
+}
+
+}  // namespace
+
+struct ResultsFile::Impl {
+  H5::H5File file;
+};
+
+ResultsFile::ResultsFile(std::string path) : impl_(std::make_unique<Impl>()), path_(std::move(path)) {
+  tmp_path_ = path_ + ".tmp." + std::to_string(::getpid());
+  H5::Exception::dontPrint();
+  try {
+    impl_->file = H5::H5File(tmp_path_, H5F_ACC_TRUNC);
+  } catch (const H5::Exception& e) {
+    throw std::runtime_error("cannot create results file '" + path_ + "': " + e.getDetailMsg());
+  }
+}
+
+ResultsFile::~ResultsFile() {
+  if (!committed_) {
+    try {
+      impl_->file.close();
+    } catch (...) {
+    }
+    std::remove(tmp_path_.c_str());
+  }
+}
+
+void ResultsFile::write_meta(const RunMeta& meta) {
+  H5::Group g = group_at(impl_->file, "/meta");
+  number_attribute(g, "schema_version", kSchemaVersion);
+  string_attribute(g, "fleetsim_version", FLEETSIM_VERSION);
+  string_attribute(g, "git_revision", FLEETSIM_GIT_REVISION);
+  string_attribute(g, "scenario_file", meta.scenario_file);
+  number_attribute(g, "seed", static_cast<double>(meta.seed));
+  number_attribute(g, "replications", meta.replications);
+  string_attribute(g, "command", meta.command);
+  write_strings(g, "resolved_scenario", {meta.resolved_scenario});
+}
+
+void ResultsFile::write_metrics(const Report& report) {
+  for (const auto& e : report.entries()) {
+    std::string path = "/metrics/" + e.name;
+    for (auto& c : path) if (c == '.') c = '/';
+    size_t slash = path.rfind('/');
+    H5::Group g = group_at(impl_->file, path.substr(0, slash));
+    std::string leaf = path.substr(slash + 1);
+    if (const double* d = std::get_if<double>(&e.value)) {
+      write_doubles(g, leaf, {*d});
+    } else if (const Stat* s = std::get_if<Stat>(&e.value)) {
+      write_doubles(g, leaf, {s->mean, s->p05, s->p95});
+      H5::DataSet ds = g.openDataSet(leaf);
+      string_attribute(ds, "fields", "mean,p05,p95");
+    } else if (const bool* b = std::get_if<bool>(&e.value)) {
+      write_doubles(g, leaf, {*b ? 1.0 : 0.0});
+    } else {
+      write_strings(g, leaf, {std::get<std::string>(e.value)});
+    }
+    H5::DataSet ds = g.openDataSet(leaf);
+    string_attribute(ds, "unit", std::string(e.def->unit));
+    string_attribute(ds, "description", std::string(e.def->description));
+  }
+}
+
+void ResultsFile::write_table(const std::string& table, const std::vector<Column>& columns,
+                              const std::string& description) {
+  H5::Group g = group_at(impl_->file, "/" + table);
+  string_attribute(g, "description", description);
+  for (const auto& c : columns) {
+    if (const auto* d = std::get_if<std::vector<double>>(&c.values)) write_doubles(g, c.name, *d);
+    else write_strings(g, c.name, std::get<std::vector<std::string>>(c.values));
+    H5::DataSet ds = g.openDataSet(c.name);
+    string_attribute(ds, "unit", c.unit);
+    string_attribute(ds, "description", c.description);
+  }
+}
+
+void ResultsFile::commit() {
+  impl_->file.flush(H5F_SCOPE_GLOBAL);
+  impl_->file.close();
+  std::error_code ec;
+  std::filesystem::rename(tmp_path_, path_, ec);
+  if (ec) throw std::runtime_error("cannot move results into place at '" + path_ + "': " + ec.message());
+  committed_ = true;
+}
+
+}  // namespace fleetsim

@@ -1,0 +1,60 @@
+// The results file: one HDF5 file per run, written to a temporary name and renamed when
+// complete, so an interrupted run never leaves a truncated result (OMNeT++'s habit: every result
+// file records its config, seed and version).
+//
+// Schema (version 1):
+//   /meta              attributes: schema_version, fleetsim_version, git_revision, scenario_file,
+//                      seed, replications, command; dataset resolved_scenario (the merged YAML)
+//   /metrics/...       one scalar dataset per summary metric (nested groups follow the dotted
+//                      name); statistics as a 3-vector [mean, p05, p95]; attributes unit, description
+//   /<table>/<column>  1-D datasets of equal length (replications, events, timeseries, ...),
+//                      each with unit and description attributes
+#pragma once
+
+#include <memory>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "sim/results/report.hpp"
+
+namespace fleetsim {
+
+struct Column {
+  std::string name;
+  std::string unit;
+  std::string description;
+  std::variant<std::vector<double>, std::vector<std::string>> values;
+};
+
+struct RunMeta {
+  std::string scenario_file;
+  std::string resolved_scenario;
+  unsigned long long seed = 0;
+  int replications = 0;
+  std::string command;
+};
+
+class ResultsFile {
+ public:
+  explicit ResultsFile(std::string path);
+  ~ResultsFile();
+  ResultsFile(const ResultsFile&) = delete;
+  ResultsFile& operator=(const ResultsFile&) = delete;
+
+  void write_meta(const RunMeta& meta);
+  void write_metrics(const Report& report);
+  void write_table(const std::string& table, const std::vector<Column>& columns, const std::string& description);
+  // Closes the file and renames it into place. Without commit() the temporary file is removed.
+  void commit();
+
+  static constexpr int kSchemaVersion = 1;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+  std::string path_, tmp_path_;
+  bool committed_ = false;
+};
+
+}  // namespace fleetsim

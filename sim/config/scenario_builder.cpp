@@ -36,6 +36,7 @@ NodeSpec build_node(const ParamSet& p) {
   n.nvlink_bandwidth = p.get<BytesPerSecond>("nvlink_bandwidth");
   n.nvlink_latency = p.get<Seconds>("nvlink_latency");
   n.nvlink_efficiency = p.num("nvlink_efficiency");
+  n.nvlink_sharp = p.flag("nvlink_sharp");
   n.nics_per_node = p.integer("nics_per_node");
   n.nic_bandwidth = p.get<BytesPerSecond>("nic_bandwidth");
   n.host_power_idle = p.get<Watts>("host_power_idle");
@@ -82,6 +83,8 @@ CoolingSpec build_cooling(const ParamSet& p) {
   c.server_fan_fraction = p.num("server_fan_fraction");
   c.thermal_resistance_scale = p.num("thermal_resistance_scale");
   c.failure_rate_multiplier = p.num("failure_rate_multiplier");
+  c.economizer_partial_band = p.get<Kelvin>("economizer_partial_band");
+  c.throughput_multiplier = p.num("throughput_multiplier");
   return c;
 }
 
@@ -154,6 +157,7 @@ ParallelSpec build_parallel(const ParamSet& p) {
   s.overlap_grad_reduce = p.flag("overlap_grad_reduce");
   s.overlap_param_gather = p.flag("overlap_param_gather");
   for (long long v : p.at("pipeline_layer_split").ints) s.pipeline_layer_split.push_back(static_cast<int>(v));
+  s.rank_order = p.text("rank_order");
   return s;
 }
 
@@ -215,6 +219,15 @@ FacilitySpec build_facility(const ParamSet& p, const CoolingSpec& cooling) {
   f.resource_utilization = p.num("resource_utilization");
   f.arrhenius_activation_ev = p.num("arrhenius_activation_ev");
   f.time_step = p.get<Seconds>("time_step");
+  f.site.name = site.preset_name;
+  f.site.warmest_day_of_year = site.integer("warmest_day_of_year");
+  f.site.start_day_of_year = site.integer("start_day_of_year");
+  f.gpu_activity_compute = p.num("gpu_activity_compute");
+  f.gpu_activity_communication = p.num("gpu_activity_communication");
+  f.gpu_power_exponent = p.num("gpu_power_exponent");
+  f.design_it_power = p.get<Watts>("design_it_power");
+  f.failure_reference_inlet_temperature = p.celsius("failure_reference_inlet_temperature");
+  f.thermally_activated_failure_share = p.num("thermally_activated_failure_share");
   return f;
 }
 
@@ -257,7 +270,9 @@ void check_layout(Scenario& s, const std::string& file) {
   if (m.num_attention_heads % m.num_query_groups != 0)
     fail("workload.model.num_query_groups", "num_attention_heads = " + std::to_string(m.num_attention_heads) +
                                                 " is not divisible by num_query_groups = " + std::to_string(m.num_query_groups));
-  if (pp * vpp > m.num_layers)
+  // With an explicit per-chunk split, chunks may hold no layer (Llama 3: an embedding-only first
+  // chunk, arXiv:2407.21783 §3.3.2); otherwise every chunk needs one.
+  if (pp * vpp > m.num_layers && par.pipeline_layer_split.empty())
     fail(P + "pipeline_model_parallel_size", "PP x VPP = " + std::to_string(pp * vpp) + " pipeline chunks exceed the " +
                                                  std::to_string(m.num_layers) + " layers of the model");
   if (vpp > 1 && pp == 1)
@@ -321,6 +336,7 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.workload.training.micro_batch_size = tr.integer("micro_batch_size");
   s.workload.training.global_batch_size = tr.integer("global_batch_size");
   s.workload.training.train_tokens = tr.get<Tokens>("train_tokens");
+  s.workload.training.use_flash_attn = tr.flag("use_flash_attn");
   s.failures = build_failures(p.sub("failures"));
   s.recovery = build_recovery(p.sub("recovery"));
   s.checkpoint = build_checkpoint(p.sub("checkpoint"));

@@ -53,6 +53,7 @@ S node_schema() {
       quantity("nvlink_bandwidth", dim<BytesPerSecond>(), "", "NVLink bandwidth per GPU per direction"),
       quantity("nvlink_latency", dim<Seconds>(), "2 us", "per collective step inside the NVLink domain", 0, false),
       real("nvlink_efficiency", "0.8", "achievable bus bandwidth over link rate (nccl-tests)", 0, 1, true),
+      boolean("nvlink_sharp", "false", "NVLS: all-reduce reduced inside the NVSwitch (NVSwitch gen 3, H100 and later)"),
       integer("nics_per_node", "", "compute NICs per server (one per GPU on rail-optimized nodes)"),
       quantity("nic_bandwidth", dim<BytesPerSecond>(), "", "per NIC per direction"),
       quantity("host_power_idle", dim<Watts>(), "", "non-GPU power of the server when idle", 0, false),
@@ -93,6 +94,8 @@ S cooling_schema() {
       real("server_fan_fraction", "0.1", "server fan power per W of IT (air); ~0 for liquid"),
       real("thermal_resistance_scale", "1", "multiplies the GPU's junction thermal resistance", 0, 10, true),
       real("failure_rate_multiplier", "1", "labelled claim knob: multiplies hardware failure rates", 0, 10, true),
+      quantity("economizer_partial_band", dim<Kelvin>(), "4 K", "partial free cooling over this band above the threshold", 0, false),
+      real("throughput_multiplier", "1", "labelled claim knob: multiplies iteration throughput", 0, 10, true),
   });
 }
 
@@ -153,7 +156,10 @@ S parallel_schema() {
       integer("zero_stage", "0", "0-3; 3 = FSDP-style parameter sharding", 0, 3),
       boolean("overlap_grad_reduce", "true", "overlap DP gradient reduction with backward (bucketed)"),
       boolean("overlap_param_gather", "true", "overlap parameter all-gather with forward"),
-      int_list("pipeline_layer_split", "layers per pipeline stage (uneven splits); empty = even"),
+      int_list("pipeline_layer_split",
+               "layers per pipeline stage, or per model chunk in model order (PP x VPP entries, zeros allowed); empty = even"),
+      choice("rank_order", {"tp-cp-dp-pp", "tp-cp-pp-dp", "tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"}, "tp-cp-dp-pp",
+             "rank order innermost first: Megatron tp-cp-dp-pp; Llama 3 tp-cp-pp-dp (arXiv:2407.21783 §3.3.2)"),
   });
 }
 
@@ -162,6 +168,7 @@ S training_schema() {
       integer("micro_batch_size", "1", "sequences per microbatch"),
       integer("global_batch_size", "", "sequences per iteration"),
       quantity("train_tokens", dim<Tokens>(), "0T", "tokens to train (0 = until run.duration ends)", 0, false),
+      boolean("use_flash_attn", "true", "fused (flash) attention; false = unfused softmax over s x s (Megatron SC'21)"),
   });
 }
 
@@ -232,15 +239,23 @@ S site_schema() {
       quantity("energy_price", dim<DollarsPerJoule>(), "0.08 USD/kWh", "electricity price", 0, false),
       quantity("carbon_intensity", dim<KilogramsPerJoule>(), "0.414 kg/kWh",
                "grid carbon intensity (Llama 3.1 model card implies 0.414)", 0, false),
+      integer("warmest_day_of_year", "200", "day of the seasonal maximum (200 = 19 July; ~20 south of the equator)", 1, 366),
+      integer("start_day_of_year", "1", "calendar day the run starts (1 = 1 January)", 1, 366),
   });
 }
 
 S facility_schema() {
   return make_schema("facility", "The facility around the cluster.", {
-      section("site", site_schema(), "climate, price and carbon"),
+      with_default(preset("site", "sites", "site preset (models/sites) or YAML file, with overrides"), "temperate"),
       real("resource_utilization", "1", "share of the pool's GPU-hours allocated to work", 0, 1, true),
       real("arrhenius_activation_ev", "0.3", "activation energy of temperature-driven failures, eV", 0, 2),
       quantity("time_step", dim<Seconds>(), "1 h", "facility time-series resolution"),
+      real("gpu_activity_compute", "0.95", "GPU activity in compute-bound phases (0.9-1.0)", 0, 1),
+      real("gpu_activity_communication", "0.4", "GPU activity in exposed communication and bubbles (0.3-0.5)", 0, 1),
+      real("gpu_power_exponent", "1", "alpha in P = idle + (tdp - idle) * activity^alpha", 0, 5, true),
+      quantity("design_it_power", dim<Watts>(), "0 W", "facility design IT load; 0 = the pool's nameplate", 0, false),
+      temperature("failure_reference_inlet_temperature", "25 degC", "inlet at which the failure profile was measured (Arrhenius factor 1)"),
+      real("thermally_activated_failure_share", "0.78", "share of hazards that follow Arrhenius (Llama 3: 78% hardware)", 0, 1),
   });
 }
 
@@ -261,7 +276,7 @@ S step_schema() {
 }  // namespace
 
 const std::vector<std::string>& catalog_kinds() {
-  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "failures", "workloads"};
+  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads"};
   return kinds;
 }
 
@@ -277,6 +292,7 @@ std::shared_ptr<const Schema> kind_schema(const std::string& kind) {
   else if (kind == "cooling") s = cooling_schema();
   else if (kind == "failures") s = failures_schema();
   else if (kind == "workloads") s = workload_model_schema();
+  else if (kind == "sites") s = site_schema();
   else return nullptr;
   cache[kind] = s;
   return s;

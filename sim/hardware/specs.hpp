@@ -39,6 +39,7 @@ struct NodeSpec {
   BytesPerSecond nvlink_bandwidth;     // per GPU, per direction
   Seconds nvlink_latency;              // per collective step inside the domain
   double nvlink_efficiency = 0.8;      // achievable bus bandwidth / link rate (nccl-tests)
+  bool nvlink_sharp = false;           // NVLS: all-reduce reduced in the NVSwitch (H100 and later)
   int nics_per_node = 8;
   BytesPerSecond nic_bandwidth;        // per NIC, per direction
   Watts host_power_idle;               // CPUs, DRAM, NICs, NVSwitch: everything but the GPUs

@@ -1,0 +1,66 @@
+// Evaluations per second of the analytical step model (DESIGN.md §2: microseconds per layout, so
+// search and sweeps can use it): Llama 3 405B from the default scenario on 8, 16,384 and
+// 131,072 H100, one core. The target is >= 10,000 evaluations/s at 16,384 GPUs.
+#include <chrono>
+#include <cstdio>
+#include <exception>
+#include <string>
+#include <vector>
+
+#include "sim/config/load.hpp"
+#include "sim/step/step_model.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+struct Case {
+  const char* label;
+  std::vector<std::string> sets;
+};
+
+double evaluations_per_second(const Scenario& s, double seconds, StepResult& last) {
+  using clock = std::chrono::steady_clock;
+  long n = 0;
+  const auto start = clock::now();
+  double elapsed = 0;
+  StepOptions opt;
+  do {
+    for (int i = 0; i < 100; ++i) {
+      // Alternate two cluster states so no result can be reused between calls.
+      opt.compute_slowdown = (n + i) % 2 ? 1.0 : 1.0001;
+      last = evaluate_step(s.cluster, s.workload, opt);
+    }
+    n += 100;
+    elapsed = std::chrono::duration<double>(clock::now() - start).count();
+  } while (elapsed < seconds);
+  return static_cast<double>(n) / elapsed;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const double seconds = argc > 1 ? std::atof(argv[1]) : 1.0;
+    const std::string pp = "workload.parallel.pipeline_model_parallel_size=";
+    const std::vector<Case> cases = {
+        {"8 GPUs (TP 8, PP 1, 2,048 microbatches)",
+         {"cluster.gpus=8", pp + "1", "workload.parallel.pipeline_layer_split=[126]"}},
+        {"16,384 GPUs (TP 8, PP 16, DP 128)", {}},
+        {"16,384 GPUs, interleaved (VPP 2)", {"workload.parallel.virtual_pipeline_model_parallel_size=2"}},
+        {"131,072 GPUs (TP 8, PP 16, DP 1,024)", {"cluster.gpus=131072"}},
+    };
+    std::printf("fleetsim step model, analytical tier: Llama 3 405B (default scenario), one core\n");
+    for (const auto& c : cases) {
+      const Scenario s = config::load_scenario("llama3-405b-16k", c.sets);
+      StepResult r;
+      const double rate = evaluations_per_second(s, seconds, r);
+      std::printf("  %-42s %10.0f evaluations/s  (%6.1f us each; iteration %.3f s, MFU %.3f)\n", c.label,
+                  rate, 1e6 / rate, r.iteration_time.si(), r.mfu);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_step: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,168 @@
+// Re-derives the A100 efficiency parameters of the step model from the single-node vTrain
+// measurements (../shared/validation/vtrain_singlenode.csv, 1,440 iterations on 2-8 A100 in one
+// node) and prints how well they fit. Run through scripts/calibrate.
+//
+// Fitted (physical meaning in sim/hardware/specs.hpp and the GPU preset):
+//   gemm_efficiency, gemm_half_efficiency_work, hbm_efficiency, kernel_launch_overhead (GPU).
+// nvlink_efficiency stays at its preset (NCCL all-reduce bus bandwidth / link rate, nccl-tests):
+// tensor-parallel traffic is a few percent of these iterations and does not identify it.
+// attention_efficiency is not identifiable here (the measured runs use unfused attention); it
+// stays at its preset value. Objective: mean absolute relative error of the iteration time,
+// minimized by Nelder-Mead over bounded parameters, started from the preset values.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "sim/step/step_model.hpp"
+#include "sim/step/validation.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+constexpr int kParams = 4;
+using Vec = std::array<double, kParams>;
+struct Bound { double lo, hi; const char* name; };
+// x: gemm_efficiency, log10 half-efficiency work (FLOP), hbm_efficiency,
+//    log10 kernel overhead (s), nvlink_efficiency
+const std::array<Bound, kParams> kBounds{{{0.3, 1.0, "gemm_efficiency"},
+                                          {6.0, 12.0, "log10 gemm_half_efficiency_work"},
+                                          {0.3, 1.0, "hbm_efficiency"},
+                                          {-6.5, -3.5, "log10 kernel_launch_overhead"}}};
+
+Vec clamp(Vec x) {
+  for (int i = 0; i < kParams; ++i) x[static_cast<size_t>(i)] = std::clamp(x[static_cast<size_t>(i)], kBounds[static_cast<size_t>(i)].lo, kBounds[static_cast<size_t>(i)].hi);
+  return x;
+}
+
+void apply(const Vec& x, ClusterSpec& c) {
+  c.gpu.gemm_efficiency = x[0];
+  c.gpu.gemm_half_efficiency_work = Flops(std::pow(10.0, x[1]));
+  c.gpu.hbm_efficiency = x[2];
+  c.gpu.kernel_launch_overhead = Seconds(std::pow(10.0, x[3]));
+}
+
+std::vector<double> errors(const std::vector<step::StepCase>& cases, const Vec& x) {
+  std::vector<double> e;
+  e.reserve(cases.size());
+  for (const auto& c : cases) {
+    ClusterSpec cl = c.scenario.cluster;
+    apply(x, cl);
+    const StepResult r = evaluate_step(cl, c.scenario.workload);
+    const double pred = 1e3 * r.iteration_time.si();
+    e.push_back((pred - c.published) / c.published);
+  }
+  return e;
+}
+
+double objective(const std::vector<step::StepCase>& cases, const Vec& x) {
+  double s = 0;
+  for (double e : errors(cases, x)) s += std::fabs(e);
+  return s / static_cast<double>(cases.size());
+}
+
+Vec nelder_mead(const std::vector<step::StepCase>& cases, Vec x0, int iterations) {
+  std::array<Vec, kParams + 1> p;
+  std::array<double, kParams + 1> f;
+  p[0] = clamp(x0);
+  for (int i = 0; i < kParams; ++i) {
+    Vec v = x0;
+    const auto& b = kBounds[static_cast<size_t>(i)];
+    v[static_cast<size_t>(i)] += 0.15 * (b.hi - b.lo);
+    p[static_cast<size_t>(i + 1)] = clamp(v);
+  }
+  for (size_t i = 0; i < p.size(); ++i) f[i] = objective(cases, p[i]);
+  for (int it = 0; it < iterations; ++it) {
+    std::array<size_t, kParams + 1> order;
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return f[a] < f[b]; });
+    const size_t best = order[0], worst = order[kParams], second = order[kParams - 1];
+    Vec centroid{};
+    for (size_t i = 0; i < kParams; ++i)
+      for (int k = 0; k < kParams; ++k) centroid[static_cast<size_t>(k)] += p[order[i]][static_cast<size_t>(k)] / kParams;
+    auto along = [&](double t) {
+      Vec v;
+      for (int k = 0; k < kParams; ++k) v[static_cast<size_t>(k)] = centroid[static_cast<size_t>(k)] + t * (p[worst][static_cast<size_t>(k)] - centroid[static_cast<size_t>(k)]);
+      return clamp(v);
+    };
+    const Vec xr = along(-1.0);
+    const double fr = objective(cases, xr);
+    if (fr < f[best]) {
+      const Vec xe = along(-2.0);
+      const double fe = objective(cases, xe);
+      if (fe < fr) { p[worst] = xe; f[worst] = fe; } else { p[worst] = xr; f[worst] = fr; }
+    } else if (fr < f[second]) {
+      p[worst] = xr; f[worst] = fr;
+    } else {
+      const Vec xc = along(0.5);
+      const double fc = objective(cases, xc);
+      if (fc < f[worst]) { p[worst] = xc; f[worst] = fc; }
+      else {
+        for (size_t i = 0; i < p.size(); ++i) {
+          if (i == best) continue;
+          for (int k = 0; k < kParams; ++k) p[i][static_cast<size_t>(k)] = p[best][static_cast<size_t>(k)] + 0.5 * (p[i][static_cast<size_t>(k)] - p[best][static_cast<size_t>(k)]);
+          f[i] = objective(cases, p[i]);
+        }
+      }
+    }
+  }
+  size_t best = 0;
+  for (size_t i = 1; i < f.size(); ++i) if (f[i] < f[best]) best = i;
+  return p[best];
+}
+
+void report(const char* label, const std::vector<double>& e) {
+  std::vector<double> a;
+  for (double v : e) a.push_back(std::fabs(v));
+  std::sort(a.begin(), a.end());
+  double mean = 0, bias = 0;
+  for (double v : a) mean += v;
+  for (double v : e) bias += v;
+  mean /= static_cast<double>(a.size());
+  bias /= static_cast<double>(e.size());
+  auto within = [&](double t) { return 100.0 * static_cast<double>(std::upper_bound(a.begin(), a.end(), t) - a.begin()) / static_cast<double>(a.size()); };
+  std::printf("%-10s MAPE %5.1f%%  bias %+5.1f%%  median %5.1f%%  p90 %5.1f%%  max %5.1f%%  within 10%%: %4.1f%%  within 20%%: %4.1f%%\n",
+              label, 100 * mean, 100 * bias, 100 * a[a.size() / 2], 100 * a[a.size() * 9 / 10], 100 * a.back(), within(0.10), within(0.20));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    const int iterations = argc > 1 ? std::atoi(argv[1]) : 400;
+    const auto cases = step::vtrain_singlenode_cases();
+    const ClusterSpec& preset = cases.front().scenario.cluster;
+    const Vec x0{preset.gpu.gemm_efficiency, std::log10(std::max(1.0, preset.gpu.gemm_half_efficiency_work.si())),
+                 preset.gpu.hbm_efficiency, std::log10(std::max(1e-7, preset.gpu.kernel_launch_overhead.si()))};
+    std::printf("vTrain single-node calibration set: %zu measured iterations (%s)\n", cases.size(),
+                (validation_dir() + "/vtrain_singlenode.csv").c_str());
+    report("preset", errors(cases, clamp(x0)));
+    // Several starts across the GEMM-efficiency range (the objective has a shallow valley
+    // along GEMM vs HBM efficiency); keep the best, restarted once to escape a collapsed simplex.
+    Vec x = x0;
+    double fx = objective(cases, clamp(x0));
+    for (double start : {0.6, 0.75, 0.9}) {
+      Vec s = x0;
+      s[0] = start;
+      Vec y = nelder_mead(cases, s, iterations);
+      y = nelder_mead(cases, y, iterations / 2);
+      const double fy = objective(cases, y);
+      std::printf("  start gemm_efficiency %.2f -> MAPE %.2f%% at (%.3f, %.3g GFLOP, %.3f, %.3g us)\n", start,
+                  100 * fy, y[0], std::pow(10.0, y[1]) / 1e9, y[2], std::pow(10.0, y[3]) * 1e6);
+      if (fy < fx) { fx = fy; x = y; }
+    }
+    report("fitted", errors(cases, x));
+    std::printf("\nfitted parameters (paste into models/gpus/a100-*.yaml ):\n");
+    std::printf("  gemm_efficiency: %.3f\n", x[0]);
+    std::printf("  gemm_half_efficiency_work: %.3g GFLOP\n", std::pow(10.0, x[1]) / 1e9);
+    std::printf("  hbm_efficiency: %.3f\n", x[2]);
+    std::printf("  kernel_launch_overhead: %.3g us\n", std::pow(10.0, x[3]) * 1e6);
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "calibrate: %s\n", e.what());
+    return 2;
+  }
+}

@@ -1,0 +1,74 @@
+// `fleetsim step [SCENARIO] [--set K=V]... [--tier analytical|simgrid] [--json]`: one training
+// iteration: time, MFU, HFU, the breakdown of the critical path, memory per GPU.
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "sim/app/command.hpp"
+#include "sim/config/load.hpp"
+#include "sim/pipeline/tier.hpp"
+#include "sim/results/report.hpp"
+#include "sim/step/step_model.hpp"
+
+namespace fleetsim::app {
+namespace {
+
+struct StepArgs {
+  std::string scenario;
+  std::vector<std::string> sets;
+  std::string tier;
+  bool json = false;
+};
+
+void print_header(const Scenario& s, const StepResult& r, std::ostream& out) {
+  const auto& p = s.workload.parallel;
+  const auto& t = s.workload.training;
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "fleetsim step: %s\n  %s on %d x %s; TP %d, PP %d (VPP %d), CP %d, EP %d, DP %d; "
+                "micro-batch %d, %d microbatches per replica; %s tier\n\n",
+                s.description.c_str(), s.workload.model.name.c_str(), s.cluster.gpus,
+                s.cluster.gpu.name.c_str(), p.tensor_model_parallel_size,
+                p.pipeline_model_parallel_size, p.virtual_pipeline_model_parallel_size,
+                p.context_parallel_size, p.expert_model_parallel_size, r.data_parallel_size,
+                t.micro_batch_size, r.microbatches, r.tier.c_str());
+  out << buf;
+}
+
+void step(const StepArgs& a) {
+  std::vector<std::string> sets = a.sets;
+  if (!a.tier.empty()) sets.push_back("step.tier=" + a.tier);
+  const Scenario s = config::load_scenario(a.scenario, sets);
+  const StepResult r = evaluate_step_on_tier(s, StepOptions{});
+  Report report;
+  add_step_metrics(r, report);
+  if (a.json) {
+    Json j = Json::object();
+    j["scenario"] = s.file;
+    j["description"] = s.description;
+    Json body = report.to_json();
+    for (const auto& [k, v] : body.as_object()) j[k] = v;
+    std::cout << j.dump(2) << "\n";
+    return;
+  }
+  print_header(s, r, std::cout);
+  report.print_table(std::cout);
+  if (!r.fits_in_memory) std::cout << "\nwarning: " << memory_error_message(s, r) << "\n";
+}
+
+}  // namespace
+
+void add_step_command(CLI::App& app) {
+  auto args = std::make_shared<StepArgs>();
+  auto* c = app.add_subcommand("step", "one iteration: time, MFU, HFU, breakdown, memory per GPU");
+  c->add_option("SCENARIO", args->scenario, "scenario file or name (default: llama3-405b-16k)");
+  c->add_option("--set", args->sets, "override a key: --set workload.parallel.tensor_model_parallel_size=4 (repeatable)");
+  c->add_option("--tier", args->tier, "step model tier (overrides step.tier)")
+      ->check(CLI::IsMember({"analytical", "simgrid"}));
+  c->add_flag("--json", args->json, "print the summary as JSON (DESIGN.md §5 keys)");
+  c->callback([args] { step(*args); });
+}
+
+}  // namespace fleetsim::app

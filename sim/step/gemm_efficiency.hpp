@@ -1,0 +1,43 @@
+// Per-kernel time on one GPU: roofline with a shape-dependent GEMM efficiency, fused attention,
+// memory-bound kernels and launch overhead. The efficiency parameters are the GPU preset's
+// calibration fields (GpuSpec), fitted by scripts/calibrate on vtrain_singlenode.csv (A100).
+#pragma once
+
+#include "sim/hardware/specs.hpp"
+#include "sim/units/quantity.hpp"
+
+namespace fleetsim::step {
+
+class GpuCompute {
+ public:
+  // `slowdown` >= 1 stretches every kernel (straggler, thermal throttling).
+  GpuCompute(const GpuSpec& gpu, double slowdown = 1.0);
+
+  // `count` independent GEMMs of (M x K) * (K x N), launched as one batched/grouped kernel.
+  // FLOPs = 2 M N K count. Time = max(FLOPs / (peak * eff), bytes / (HBM * hbm_eff)) where
+  //   eff = gemm_efficiency * W / (W + W_half) * wave_eff * tile_eff
+  // - W / (W + W_half): small GEMMs cannot fill the GPU or amortize prologue/epilogue
+  //   (a saturating curve; W is the kernel's FLOPs, W_half the preset's gemm_half_efficiency_work);
+  // - tile_eff: the output is computed in 128 x 128 tiles; partially filled edge tiles do full
+  //   work (tile quantization, NVIDIA "Matrix Multiplication Background" guide);
+  // - wave_eff: tiles run in waves of one tile per SM; the last partial wave idles SMs
+  //   (wave quantization, same guide).
+  [[nodiscard]] Seconds gemm(double m, double n, double k, double count = 1.0) const;
+  // Fused (flash) attention kernel doing `flops` of tensor-core work (FlashAttention-2, Dao 2023:
+  // its own efficiency because the softmax and masking interleave with the matmuls).
+  [[nodiscard]] Seconds attention(Flops flops) const;
+  // A memory-bound kernel moving `bytes` through HBM.
+  [[nodiscard]] Seconds memory_bound(Bytes bytes) const;
+  // Launch overhead of `kernels` kernels that the stream does not hide.
+  [[nodiscard]] Seconds launch(double kernels) const;
+
+  [[nodiscard]] FlopsPerSecond peak() const { return peak_; }
+
+ private:
+  double peak_flops_ = 0;      // after slowdown
+  double eff_max_ = 0, w_half_ = 0, attn_eff_ = 0, hbm_ = 0, launch_ = 0;
+  double sms_ = 108;
+  FlopsPerSecond peak_;
+};
+
+}  // namespace fleetsim::step

@@ -1,0 +1,123 @@
+#include "sim/step/memory.hpp"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "sim/step/flops.hpp"
+
+namespace fleetsim::step {
+
+Bytes layer_activation_bytes(const WorkloadSpec& w, const Layout& l, bool moe_layer,
+                             bool stored_for_backward) {
+  const ModelSpec& m = w.model;
+  const double t = l.tp;
+  const double T = static_cast<double>(l.micro_batch) * m.seq_length / l.cp;  // tokens on this rank
+  const double h = m.hidden_size;
+  const double heads = m.num_attention_heads;
+  const double groups = m.num_query_groups > 0 ? m.num_query_groups : heads;
+  const double hd = h / heads;
+  const double sp = w.parallel.sequence_parallel ? t : 1.0;
+  const Recompute rc = w.parallel.recompute_granularity;
+  if (stored_for_backward && rc == Recompute::Full) return Bytes(2.0 * T * h / sp);  // layer input
+
+  // Non-TP part: inputs of the two norms (2 x 2Th), inputs of QKV and the first MLP GEMM
+  // (2 x 2Th), two dropout masks (2 x Th): 10 T h, divided by t with sequence parallelism.
+  double bytes = 10.0 * T * h / sp;
+  // Attention: Q, K, V (for the scores and AV) and the output projection's input.
+  const double q_cols = heads / t * hd, kv_cols = 2.0 * std::max(1.0, groups / t) * hd;
+  bytes += 2.0 * T * (q_cols + kv_cols) + 2.0 * T * q_cols;
+  const double score_elems = static_cast<double>(l.micro_batch) * (heads / t) *
+                             (static_cast<double>(m.seq_length) / l.cp) * m.seq_length;
+  if (!w.training.use_flash_attn && rc != Recompute::Selective)
+    bytes += 5.0 * score_elems;  // softmax output (2), dropout mask (1), dropout output (2)
+  else if (w.training.use_flash_attn)
+    bytes += 4.0 * static_cast<double>(l.micro_batch) * (heads / t) * T / l.micro_batch;  // logsumexp
+  // MLP: first GEMM's output(s) and the activation's output (GELU: 8Th/t + 8Th/t for f = 4h).
+  const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4.0 * h;
+  double tokens = T;
+  if (moe_layer) {
+    // Routed tokens with capacity padding, plus the permuted copy of the input.
+    const double cf = std::max(1.0, m.moe_capacity_factor);
+    tokens = T * m.moe_router_topk * cf;
+    bytes += 2.0 * tokens * h / sp;
+  }
+  bytes += 2.0 * tokens * (m.swiglu ? 2.0 : 1.0) * f / t + 2.0 * tokens * f / t;
+  return Bytes(bytes);
+}
+
+std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& costs,
+                                      const InFlight& in_flight) {
+  const Layout& l = costs.layout;
+  const ModelSpec& m = w.model;
+  const ParallelSpec& par = w.parallel;
+  std::vector<StageMemory> out(static_cast<size_t>(l.pp));
+  // Mixed-precision Adam (Rajbhandari et al. 2020, ZeRO, Sec. 3.1; Megatron-LM
+  // docs/distrib_optimizer.md): 16-bit weights (2 B), fp32 main gradients (4 B), fp32 master
+  // weights + Adam m and v (12 B) = 18 B/param; the distributed optimizer (ZeRO-1) shards the
+  // 12 B over the data-parallel group, ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights
+  // (and keeps two chunks unsharded: the one computing and the one prefetched).
+  const int zero = std::max(par.zero_stage, par.use_distributed_optimizer ? 1 : 0);
+  const double wb = w.training.bytes_per_param;
+  const double shard_dense = static_cast<double>(l.dp) * l.cp;
+  const double shard_expert = std::max(1.0, shard_dense / l.ep);
+  const bool moe_model = m.is_moe();
+  const Bytes dense_layer = layer_activation_bytes(w, l, false);
+  const Bytes moe_layer = moe_model ? layer_activation_bytes(w, l, true) : dense_layer;
+  // With moe_layer_freq k, a fraction 1/k of layers are MoE.
+  const double moe_share = moe_model ? 1.0 / std::max(1, m.moe_layer_freq) : 0.0;
+  const Bytes per_layer = dense_layer * (1.0 - moe_share) + moe_layer * moe_share;
+  const Bytes working = par.recompute_granularity == Recompute::Full
+                            ? layer_activation_bytes(w, l, moe_model, false)
+                            : Bytes(0);
+  const double T = static_cast<double>(l.micro_batch) * m.seq_length / l.cp;
+  const double h = m.hidden_size;
+  double largest_chunk = 0;
+  for (const auto& c : costs.chunks) largest_chunk = std::max(largest_chunk, c.params);
+
+  for (int r = 0; r < l.pp; ++r) {
+    StageMemory& s = out[static_cast<size_t>(r)];
+    const double p = costs.rank_params[static_cast<size_t>(r)];
+    const double pe = costs.rank_expert_params[static_cast<size_t>(r)];
+    const double pd = p - pe;
+    auto shard = [&](double bytes_per_param, bool sharded) {
+      return sharded ? pd * bytes_per_param / shard_dense + pe * bytes_per_param / shard_expert
+                     : p * bytes_per_param;
+    };
+    s.weights = Bytes(shard(wb, zero >= 3));
+    if (zero >= 3) s.weights += Bytes(2.0 * largest_chunk * wb);
+    s.gradients = Bytes(shard(4.0, zero >= 2));
+    s.optimizer = Bytes(shard(12.0, zero >= 1));
+    s.activations = per_layer * in_flight.peak_layer_microbatches[static_cast<size_t>(r)] + working;
+    // Pipeline send/receive buffers: one activation and one gradient in each direction.
+    s.buffers = costs.p2p_bytes * (l.pp > 1 ? 4.0 : 0.0);
+    if (r == 0) {
+      // Embedding output kept for its backward (Korthikanti Sec. 4.3: dropout mask, s b h).
+      s.activations += Bytes(T * h * in_flight.first_chunk_peak / (par.sequence_parallel ? l.tp : 1));
+    }
+    if (r == l.pp - 1) {
+      // Logits (16-bit) and their fp32 softmax for the microbatch between its forward and
+      // backward (Korthikanti Sec. 4.3: 4 s b v / t), plus the final norm's input.
+      const double vocab_loc = static_cast<double>(m.vocab_size) / l.tp;
+      s.logits = Bytes(T * vocab_loc * (2.0 + 4.0) + 4.0 * T * h / (par.sequence_parallel ? l.tp : 1));
+    }
+  }
+  return out;
+}
+
+std::string memory_error_message(const StageMemory& peak, int stage, const GpuSpec& gpu) {
+  auto gib = [](Bytes b) { return units::to_gib(b); };
+  char buf[640];
+  std::snprintf(buf, sizeof buf,
+                "the layout needs %.1f GiB per GPU on pipeline stage %d (weights %.1f, gradients "
+                "%.1f, optimizer states %.1f, activations %.1f, logits %.1f, buffers %.1f GiB) "
+                "but a %s has %.1f GiB usable (%.1f GiB minus a %.1f GiB reserve); use more "
+                "tensor/pipeline parallelism, a distributed optimizer, recomputation or a smaller "
+                "micro_batch_size",
+                gib(peak.total()), stage, gib(peak.weights), gib(peak.gradients),
+                gib(peak.optimizer), gib(peak.activations), gib(peak.logits), gib(peak.buffers),
+                gpu.name.c_str(), gib(gpu.memory - gpu.usable_memory_reserve), gib(gpu.memory),
+                gib(gpu.usable_memory_reserve));
+  return buf;
+}
+
+}  // namespace fleetsim::step

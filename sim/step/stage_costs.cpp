@@ -1,0 +1,321 @@
+#include "sim/step/stage_costs.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "sim/step/flops.hpp"
+
+namespace fleetsim::step {
+
+PhaseTime& PhaseTime::operator+=(const PhaseTime& o) {
+  math += o.math; memory += o.memory; tp_comm += o.tp_comm; cp_comm += o.cp_comm;
+  ep_comm += o.ep_comm; cp_hidden += o.cp_hidden;
+  return *this;
+}
+
+PhaseTime PhaseTime::scaled(double k) const {
+  PhaseTime p;
+  p.math = math * k; p.memory = memory * k; p.tp_comm = tp_comm * k; p.cp_comm = cp_comm * k;
+  p.ep_comm = ep_comm * k; p.cp_hidden = cp_hidden * k;
+  return p;
+}
+
+namespace {
+
+constexpr double kAct = 2.0;  // bytes per 16-bit activation element
+
+struct Ctx {
+  const ModelSpec& m;
+  const ParallelSpec& par;
+  const Layout& l;
+  const GpuCompute& gpu;
+  const CollectiveModel& net;
+  bool flash;
+  // Shapes on one GPU for one microbatch.
+  double b, s_loc, s, T, Tsp, h, hd, heads_loc, kv_heads_loc, f, t;
+};
+
+struct LayerCost {
+  PhaseTime fwd, bwd, recompute;
+  double params = 0, expert_params = 0;
+  Bytes tp_bytes, cp_bytes, ep_bytes;
+};
+
+// Forward and backward time of one GEMM (backward: input gradient (M x K, inner N) and weight
+// gradient (K x N, inner M)).
+void add_gemm(const Ctx& c, PhaseTime& fwd, PhaseTime& bwd, double m, double n, double k,
+              double count = 1.0) {
+  fwd.math += c.gpu.gemm(m, n, k, count);
+  bwd.math += c.gpu.gemm(m, k, n, count) + c.gpu.gemm(k, n, m, count);
+}
+
+LayerCost layer_cost(const Ctx& c, bool moe) {
+  LayerCost lc;
+  PhaseTime fwd, bwd;
+  const double T = c.T, h = c.h, t = c.t;
+  const double q_cols = c.heads_loc * c.hd, kv_cols = 2.0 * c.kv_heads_loc * c.hd;
+  double kernels_fwd = 0;
+
+  // Attention block: QKV projection, attention core, output projection.
+  add_gemm(c, fwd, bwd, T, q_cols + kv_cols, h);
+  add_gemm(c, fwd, bwd, T, h, q_cols);
+  kernels_fwd += 2;
+  if (c.flash) {
+    // Causal flash attention computes the unmasked half of the s x s scores (with CP,
+    // load-balanced chunks keep the half); FlashAttention-2 backward is 2.5x its forward (it
+    // recomputes the scores: 5 matmuls instead of 2; Dao 2023, Sec. 3).
+    const double work = 4.0 * c.b * c.s_loc * c.s * q_cols * 0.5;
+    fwd.math += c.gpu.attention(Flops(work));
+    bwd.math += c.gpu.attention(Flops(2.5 * work));
+    kernels_fwd += 1;
+  } else {
+    // Unfused (Megatron 2021): batched QK^T and AV GEMMs over the full s x s scores, then the
+    // fused scale-mask-softmax (read 2 + write 2 bytes per score) and dropout (read 2, write 2,
+    // mask 1); backward: 4 batched GEMMs and 11 bytes per score (Korthikanti et al. 2022, Sec. 4).
+    const double count = c.b * c.heads_loc;
+    fwd.math += c.gpu.gemm(c.s_loc, c.s, c.hd, count) + c.gpu.gemm(c.s_loc, c.hd, c.s, count);
+    bwd.math += c.gpu.gemm(c.s_loc, c.hd, c.s, count) + c.gpu.gemm(c.s, c.hd, c.s_loc, count) +
+                c.gpu.gemm(c.s_loc, c.s, c.hd, count) + c.gpu.gemm(c.s, c.hd, c.s_loc, count);
+    const double scores = count * c.s_loc * c.s;
+    fwd.memory += c.gpu.memory_bound(Bytes(9.0 * scores));
+    bwd.memory += c.gpu.memory_bound(Bytes(11.0 * scores));
+    kernels_fwd += 4;
+  }
+  lc.params += h * (q_cols + kv_cols) + (q_cols + kv_cols) + q_cols * h + h;  // weights + biases
+
+  // MLP (dense) or routed experts (MoE).
+  const double up_cols = (c.m.swiglu ? 2.0 : 1.0) * c.f / t;
+  const double mats = c.m.swiglu ? 3.0 : 2.0;
+  double act_elems;
+  if (!moe) {
+    add_gemm(c, fwd, bwd, T, up_cols, h);
+    add_gemm(c, fwd, bwd, T, h, c.f / t);
+    act_elems = T * c.f / t;
+    lc.params += mats * h * c.f / t;
+    kernels_fwd += 3;
+  } else {
+    // Tokens reach the local experts from every EP rank; with capacity factor cf each expert
+    // processes up to cf times its balanced share (padded dispatch), so the slowest expert's
+    // GEMMs are cf x the balanced ones. Expert weights are TP-sharded like the dense MLP.
+    const double E = c.m.num_experts, k = c.m.moe_router_topk;
+    const double cf = std::max(1.0, c.m.moe_capacity_factor);
+    const double local_experts = E / c.l.ep;
+    const double tokens_per_expert = T * k * cf * c.l.ep / E;
+    add_gemm(c, fwd, bwd, c.Tsp, E, h);  // router
+    add_gemm(c, fwd, bwd, tokens_per_expert, up_cols, h, local_experts);
+    add_gemm(c, fwd, bwd, tokens_per_expert, h, c.f / t, local_experts);
+    act_elems = tokens_per_expert * local_experts * c.f / t;
+    lc.params += h * E;
+    lc.expert_params = local_experts * mats * h * c.f / t;
+    lc.params += lc.expert_params;
+    // Permute / unpermute of the routed tokens (read + write), and the all-to-alls.
+    fwd.memory += c.gpu.memory_bound(Bytes(2.0 * 2.0 * c.Tsp * k * cf * h * kAct));
+    kernels_fwd += 7;
+    if (c.l.ep > 1) {
+      lc.ep_bytes = Bytes(c.Tsp * k * cf * h * kAct);
+      const Seconds a2a = c.net.time(Collective::AllToAll, lc.ep_bytes, c.l.ep_group);
+      fwd.ep_comm += a2a * 2.0;  // dispatch + combine
+      bwd.ep_comm += a2a * 2.0;
+      lc.ep_bytes = lc.ep_bytes * 2.0;
+    }
+  }
+  // Memory-bound elementwise kernels (Korthikanti et al. 2022 Sec. 4's activation tensors):
+  // two norms (read + write) and two bias-dropout-residual adds (read 2, write 1, mask 0.5) on
+  // the hidden state, sharded by TP only with sequence parallelism; the MLP activation reads
+  // its input(s) and writes its output (GELU 2, SwiGLU 3 passes). Backward moves ~2x the bytes.
+  const double hidden = c.Tsp * h * kAct;
+  const double act = act_elems * kAct * (c.m.swiglu ? 3.0 : 2.0);
+  const Bytes elementwise(11.0 * hidden + act);
+  fwd.memory += c.gpu.memory_bound(elementwise);
+  bwd.memory += c.gpu.memory_bound(elementwise * 2.0);
+  lc.params += 4.0 * h;  // two norms (replicated over TP)
+
+  // Tensor parallelism (Shoeybi et al. 2019; Korthikanti et al. 2022 Sec. 4.2.2): per layer and
+  // pass, two all-reduces of the b s h activation, or with sequence parallelism two all-gathers
+  // and two reduce-scatters of the same (unsharded) size.
+  double tp_kernels = 0;
+  if (c.l.tp > 1) {
+    const Bytes full(T * h * kAct);
+    Seconds tp;
+    if (c.par.sequence_parallel) {
+      tp = (c.net.time(Collective::AllGather, full, c.l.tp_group) +
+            c.net.time(Collective::ReduceScatter, full, c.l.tp_group)) * 2.0;
+      tp_kernels = 4;
+    } else {
+      tp = c.net.time(Collective::AllReduce, full, c.l.tp_group) * 2.0;
+      tp_kernels = 2;
+    }
+    fwd.tp_comm += tp;
+    bwd.tp_comm += tp;
+    lc.tp_bytes = full * (c.par.sequence_parallel ? 4.0 : 2.0);
+  }
+  // Context parallelism (ring attention, Liu et al. 2023; Megatron-core CP): each rank receives
+  // the K and V of the other cp - 1 chunks, overlapped with the attention of the chunk it holds;
+  // backward moves K, V and their gradients (2x).
+  if (c.l.cp > 1) {
+    const double kv_chunk = c.b * c.s_loc * kv_cols * kAct;
+    lc.cp_bytes = Bytes(kv_chunk * c.l.cp);
+    const Seconds ring = c.net.time(Collective::AllGather, lc.cp_bytes, c.l.cp_group);
+    // Attention time available to hide the exchange: all but the first chunk's share.
+    const double share = (c.l.cp - 1.0) / c.l.cp;
+    const Seconds attn_f = c.flash ? c.gpu.attention(Flops(4.0 * c.b * c.s_loc * c.s * q_cols * 0.5)) : Seconds(0);
+    const Seconds exposed_f = max(Seconds(0), ring - attn_f * share);
+    const Seconds exposed_b = max(Seconds(0), ring * 2.0 - attn_f * (2.5 * share));
+    fwd.cp_comm += exposed_f; fwd.cp_hidden += ring - exposed_f;
+    bwd.cp_comm += exposed_b; bwd.cp_hidden += ring * 2.0 - exposed_b;
+  }
+  // Host dispatch: the CPU issues kernels asynchronously ahead of the GPU, so a pass costs
+  // max(GPU time, kernels x per-kernel host overhead) (small layers are launch-bound); the
+  // backward launches about twice the forward's kernels. The excess counts as compute time.
+  auto host_bound = [&](PhaseTime& ph, double kernels) {
+    const Seconds gpu_time = ph.math + ph.memory + ph.tp_comm + ph.cp_comm + ph.ep_comm;
+    const Seconds host = c.gpu.launch(kernels);
+    if (host > gpu_time) ph.memory += host - gpu_time;
+  };
+  host_bound(fwd, kernels_fwd + 4 + tp_kernels);
+  host_bound(bwd, 2.0 * (kernels_fwd + 4) + tp_kernels);
+
+  lc.fwd = fwd;
+  lc.bwd = bwd;
+  switch (c.par.recompute_granularity) {
+    case Recompute::Full: lc.recompute = fwd; break;  // whole layer forward again, comm included
+    case Recompute::Selective: {
+      // Korthikanti et al. 2022 Sec. 5: only the attention core (scores, softmax, dropout, AV).
+      PhaseTime r;
+      if (c.flash) {
+        r.math = c.gpu.attention(Flops(4.0 * c.b * c.s_loc * c.s * q_cols * 0.5));
+      } else {
+        const double count = c.b * c.heads_loc;
+        r.math = c.gpu.gemm(c.s_loc, c.s, c.hd, count) + c.gpu.gemm(c.s_loc, c.hd, c.s, count);
+        r.memory = c.gpu.memory_bound(Bytes(9.0 * count * c.s_loc * c.s));
+      }
+      lc.recompute = r;
+      break;
+    }
+    case Recompute::None: break;
+  }
+  return lc;
+}
+
+}  // namespace
+
+StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const GpuCompute& gpu,
+                       const CollectiveModel& net) {
+  StageCosts sc;
+  sc.layout = make_layout(cluster, w);
+  const Layout& l = sc.layout;
+  const ModelSpec& m = w.model;
+  const double heads = m.num_attention_heads;
+  const double groups = m.num_query_groups > 0 ? m.num_query_groups : heads;
+  Ctx c{m, w.parallel, l, gpu, net, w.training.use_flash_attn, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  c.b = l.micro_batch;
+  c.s = m.seq_length;
+  c.s_loc = c.s / l.cp;
+  c.T = c.b * c.s_loc;
+  c.t = l.tp;
+  c.Tsp = w.parallel.sequence_parallel ? c.T / c.t : c.T;
+  c.h = m.hidden_size;
+  c.hd = c.h / heads;
+  c.heads_loc = heads / l.tp;
+  c.kv_heads_loc = std::max(1.0, groups / l.tp);  // with fewer groups than TP ranks, replicated
+  c.f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4.0 * c.h;
+
+  const LayerCost dense = layer_cost(c, false);
+  const LayerCost moe = m.is_moe() ? layer_cost(c, true) : dense;
+
+  // Embedding (first chunk): a vocab-parallel lookup written once (plus learned positions for
+  // GPT-style models without rotary embeddings), reduced over TP; backward scatters gradients.
+  PhaseTime emb_f, emb_b;
+  const double emb_params = static_cast<double>(m.vocab_size) * c.h / c.t + (m.swiglu ? 0.0 : c.s * c.h);
+  emb_f.memory = gpu.memory_bound(Bytes(c.T * c.h * kAct * 2.0)) + gpu.launch(3);
+  emb_b.memory = gpu.memory_bound(Bytes(c.T * c.h * 4.0 * 2.0)) + gpu.launch(3);
+  if (l.tp > 1) {
+    const Bytes full(c.T * c.h * kAct);
+    emb_f.tp_comm = w.parallel.sequence_parallel ? net.time(Collective::ReduceScatter, full, l.tp_group)
+                                                 : net.time(Collective::AllReduce, full, l.tp_group);
+    emb_b.tp_comm = w.parallel.sequence_parallel ? net.time(Collective::AllGather, full, l.tp_group) : Seconds(0);
+  }
+  // Logits and loss (last chunk): final norm, [SP all-gather], the vocab-parallel logits GEMM,
+  // fused vocab-parallel cross-entropy in fp32 (max, exp-sum, loss: ~10 bytes per logit
+  // forward, ~6 backward).
+  PhaseTime log_f, log_b;
+  {
+    PhaseTime f, b;
+    const double vocab_loc = static_cast<double>(m.vocab_size) / c.t;
+    add_gemm(c, f, b, c.T, vocab_loc, c.h);
+    f.memory += gpu.memory_bound(Bytes(c.T * vocab_loc * 10.0 + 2.0 * c.Tsp * c.h * kAct)) + gpu.launch(8);
+    b.memory += gpu.memory_bound(Bytes(c.T * vocab_loc * 6.0 + 4.0 * c.Tsp * c.h * kAct)) + gpu.launch(8);
+    if (l.tp > 1 && w.parallel.sequence_parallel) {
+      const Bytes full(c.T * c.h * kAct);
+      f.tp_comm = net.time(Collective::AllGather, full, l.tp_group);
+      b.tp_comm = net.time(Collective::ReduceScatter, full, l.tp_group);
+    }
+    log_f = f; log_b = b;
+  }
+  const double out_params = static_cast<double>(m.vocab_size) * c.h / c.t;
+
+  // Chunks: layer index of chunk j's first layer follows the global chunk order.
+  const int J = l.chunks();
+  sc.chunks.resize(static_cast<size_t>(J));
+  int first_layer = 0;
+  for (int j = 0; j < J; ++j) {
+    ChunkCost& ch = sc.chunks[static_cast<size_t>(j)];
+    ch.layers = l.chunk_layers[static_cast<size_t>(j)];
+    int n_moe = 0;
+    for (int i = 0; i < ch.layers; ++i) n_moe += is_moe_layer(m, first_layer + i) ? 1 : 0;
+    first_layer += ch.layers;
+    const int n_dense = ch.layers - n_moe;
+    ch.forward = dense.fwd.scaled(n_dense); ch.forward += moe.fwd.scaled(n_moe);
+    ch.backward = dense.bwd.scaled(n_dense); ch.backward += moe.bwd.scaled(n_moe);
+    ch.recompute = dense.recompute.scaled(n_dense); ch.recompute += moe.recompute.scaled(n_moe);
+    ch.params = dense.params * n_dense + moe.params * n_moe;
+    ch.expert_params = moe.expert_params * n_moe;
+    if (j == 0) {
+      ch.has_embedding = true;
+      ch.forward += emb_f; ch.backward += emb_b;
+      ch.params += emb_params;
+    }
+    if (j == J - 1) {
+      ch.has_logits = true;
+      ch.forward += log_f; ch.backward += log_b;
+      ch.params += (m.untie_embeddings_and_output_weights || J > 1) ? out_params : 0.0;
+      ch.params += 2.0 * c.h;  // final norm
+    }
+  }
+  sc.rank_params.assign(static_cast<size_t>(l.pp), 0.0);
+  sc.rank_expert_params.assign(static_cast<size_t>(l.pp), 0.0);
+  for (int j = 0; j < J; ++j) {
+    sc.rank_params[static_cast<size_t>(l.rank_of_chunk(j))] += sc.chunks[static_cast<size_t>(j)].params;
+    sc.rank_expert_params[static_cast<size_t>(l.rank_of_chunk(j))] += sc.chunks[static_cast<size_t>(j)].expert_params;
+  }
+
+  // Point-to-point between stages: the b s h activation; with TP, Megatron's scatter/gather
+  // optimization (SC'21 Sec. 4.1) sends 1/t of it per TP rank and all-gathers it over NVLink
+  // on the receiving side (already sharded with sequence parallelism).
+  const Bytes act(c.T * c.h * kAct);
+  sc.p2p_bytes = l.tp > 1 ? act / c.t : act;
+  sc.p2p_time = l.pp > 1 ? net.p2p(sc.p2p_bytes, l.pp_group.stride) : Seconds(0);
+  if (l.pp > 1 && l.tp > 1 && !w.parallel.sequence_parallel)
+    sc.p2p_time += net.time(Collective::AllGather, act, l.tp_group);
+
+  // Collective volumes.
+  CollectiveVolumes& v = sc.volumes;
+  v.tp_per_layer_forward = dense.tp_bytes;
+  v.cp_kv_per_layer_forward = dense.cp_bytes;
+  v.ep_per_layer_forward = moe.ep_bytes;
+  const double grad_bytes = w.training.bytes_per_param;  // gradients reduced in 16-bit
+  const double rank0_params = *std::max_element(sc.rank_params.begin(), sc.rank_params.end());
+  const double rank0_expert = *std::max_element(sc.rank_expert_params.begin(), sc.rank_expert_params.end());
+  v.dp_grad_per_rank = Bytes((rank0_params - rank0_expert) * grad_bytes);
+  v.dp_expert_grad_per_rank = Bytes(rank0_expert * grad_bytes);
+  // Gradients of dense weights are reduced over DP x CP (CP ranks hold the same weights); the
+  // members span the CP block and the DP stride. Expert weights over DP x CP / EP.
+  v.dp_grad_group = GroupPlacement{l.dp * l.cp, std::max(1, l.dp_group.stride / l.cp)};
+  v.expert_dp_group = GroupPlacement{std::max(1, l.dp * l.cp / l.ep),
+                                     std::max(1, l.dp_group.stride / l.cp) * l.ep};
+  const bool sharded = w.parallel.use_distributed_optimizer || w.parallel.zero_stage >= 1;
+  v.dp_param_gather_per_rank = sharded ? Bytes(rank0_params * w.training.bytes_per_param) : Bytes(0);
+  return sc;
+}
+
+}  // namespace fleetsim::step

@@ -1,0 +1,60 @@
+// The analytical iteration model (DESIGN.md §2, "analytical tier"): the time of one training
+// iteration, its breakdown, MFU/HFU and memory per GPU, from closed-form per-op costs and an
+// explicit pipeline schedule. Microseconds per evaluation; the run model memoizes it per
+// cluster state (StepOptions).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/scenario.hpp"
+#include "sim/step/memory.hpp"
+#include "sim/units/quantity.hpp"
+
+namespace fleetsim {
+
+class Report;
+
+struct StepOptions {                   // degraded cluster states, used by the run model (memoized per state)
+  double compute_slowdown = 1.0;       // slowest rank's compute time multiplier (stragglers, thermal throttling)
+  double fabric_bandwidth_scale = 1.0; // achievable fabric bandwidth multiplier (degraded links)
+};
+
+struct StepBreakdown {  // seconds per iteration on the critical path; plus overlapped amounts
+  Seconds compute, tp_comm, pp_comm, dp_comm, cp_comm, ep_comm, bubble, optimizer;
+  Seconds exposed_comm, overlapped_comm;
+};
+
+struct StepResult {
+  Seconds iteration_time;
+  double mfu = 0, hfu = 0;
+  FlopsPerSecond model_flops_per_gpu, hardware_flops_per_gpu;
+  Bytes memory_per_gpu;  bool fits_in_memory = false;
+  StepBreakdown breakdown;
+  double compute_busy_fraction = 0;   // share of the iteration a GPU is running math kernels (power model)
+  std::string tier = "analytical";
+
+  // Details.
+  Flops model_flops_per_iteration, hardware_flops_per_iteration;
+  Tokens tokens_per_iteration;
+  int data_parallel_size = 1, microbatches = 1;
+  int critical_stage = 0;              // pipeline rank that finishes last
+  int peak_memory_stage = 0;           // pipeline rank with the most memory
+  step::StageMemory peak_memory;       // its breakdown
+  std::vector<Bytes> stage_memory;     // total per pipeline rank
+  Bytes usable_memory;                 // GpuSpec.memory - usable_memory_reserve
+  std::string memory_message;          // step::memory_error_message for the peak stage
+};
+
+// Throws ConfigError/InfeasibleError for layouts that do not divide / cannot be expressed.
+StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& workload,
+                         const StepOptions& options = {});
+
+// Throws InfeasibleError with the numbers (memory per component, usable memory) when the
+// result does not fit; `run` and `search` call it before simulating.
+void require_fits_in_memory(const StepResult& result);
+
+// Adds the step summary (DESIGN.md §5 keys, catalog in sim/step/metrics.cpp) to a report.
+void add_step_metrics(const StepResult& result, Report& report);
+
+}  // namespace fleetsim

@@ -1,0 +1,63 @@
+// The step model's published cases (DESIGN.md §6): each row of a table in ../shared/validation
+// becomes a Scenario (a catalog scenario plus --set overrides, as a user would write it) and the
+// published figure it should reproduce. Read at run time; no number from a table is in the code.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "sim/core/validation_case.hpp"
+#include "sim/scenario.hpp"
+#include "sim/step/step_model.hpp"
+
+namespace fleetsim::step {
+
+// A small CSV reader (header row, comma-separated, double quotes for fields with commas).
+struct CsvTable {
+  std::string path;
+  std::vector<std::string> header;
+  std::vector<std::vector<std::string>> rows;
+  [[nodiscard]] const std::string& at(size_t row, std::string_view column) const;
+  [[nodiscard]] double num(size_t row, std::string_view column) const;
+  [[nodiscard]] int integer(size_t row, std::string_view column) const;
+};
+CsvTable read_csv(const std::string& path);
+
+enum class CaseMetric {
+  MegatronTflops,   // achieved TFLOP/s per GPU with the paper's eq. 3 FLOP count
+  MfuPercent,       // MFU in percent (absolute error in points)
+  IterationMs,      // iteration time in milliseconds
+};
+
+struct StepCase {
+  std::string source;     // table
+  std::string name;       // row
+  CaseMetric metric = CaseMetric::IterationMs;
+  double published = 0;
+  double tolerance = 0;   // relative, or points for MfuPercent
+  std::string base;       // catalog scenario
+  std::vector<std::string> sets;
+  // Fields the scenario schema may not expose yet, applied after loading.
+  bool use_flash_attn = true;
+  std::string rank_order = "tp-cp-dp-pp";
+  int virtual_pipeline_override = 0;  // > 0: chunks per rank, set after loading (the loader
+                                      // rejects PP x VPP > layers, Llama 3's embedding-only chunk)
+  Scenario scenario;      // resolved
+};
+
+std::vector<StepCase> megatron_sc21_table1_cases();
+std::vector<StepCase> llama3_table4_cases();
+std::vector<StepCase> vtrain_multinode_cases();
+std::vector<StepCase> vtrain_singlenode_cases();   // the A100 calibration set
+
+// The case's metric from a step result.
+[[nodiscard]] double predicted_metric(const StepCase& c, const StepResult& r);
+// Evaluates the case's scenario and compares.
+[[nodiscard]] ValidationCase compare(const StepCase& c);
+[[nodiscard]] ValidationCase compare(const StepCase& c, const StepResult& r);
+// Mean absolute error over cases as one summary line ("mean |error|").
+[[nodiscard]] ValidationCase mean_absolute(const std::vector<ValidationCase>& cases,
+                                           const std::string& source, double tolerance);
+
+}  // namespace fleetsim::step

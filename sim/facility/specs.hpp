@@ -1,8 +1,8 @@
 // Resolved inputs of the facility model: cooling plant, site climate, prices and carbon.
 //
 // Model and defaults: ../shared/research/reliability_energy.md §4 and
-// ../shared/validation/cooling_pue.csv. What each field means in the model, with units and
-// sources, is in sim/facility/parameters.cpp (the table `describe` prints) and sim/facility/README.md.
+// ../shared/validation/cooling_pue.csv. What each field does in the model: sim/facility/README.md;
+// keys, units and defaults of the scenario files: sim/config/scenario_schema.cpp.
 #pragma once
 
 #include <string>
@@ -53,7 +53,7 @@ struct FacilitySpec {
   double arrhenius_activation_ev = 0.3;  // failure acceleration with temperature (§1.5)
   Seconds time_step{3600.0};           // facility time-series resolution
   // Added: GPU power by phase, P = idle + (tdp - idle) * activity^exponent (§4.4).
-  double gpu_activity_compute = 0.9;        // dense GEMM phases [U: 0.9-1.0]
+  double gpu_activity_compute = 0.95;       // dense GEMM phases [U: 0.9-1.0]
   double gpu_activity_communication = 0.4;  // exposed communication, pipeline bubbles [U: 0.3-0.5]
   double gpu_power_exponent = 1.0;          // alpha [U]
   Watts design_it_power;               // added: facility design IT load; 0 = the pool's nameplate

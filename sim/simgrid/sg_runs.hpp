@@ -1,0 +1,36 @@
+// The runs executed inside a SimGrid engine (platform.cpp, activities.cpp). Each call creates the
+// process's one engine, so it is only ever made in a forked child (isolate.hpp); the parent never
+// sees a SimGrid type. No SimGrid includes here.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/simgrid/fabric.hpp"
+#include "sim/simgrid/plan.hpp"
+
+namespace fleetsim::sgtier {
+
+struct EngineConfig {
+  std::vector<std::string> cfg;  // extra SimGrid --cfg settings, "key:value"
+  bool verbose = false;          // keep SimGrid's own logging
+};
+
+// Creates the engine (CM02, crosstraffic off, logging silenced unless verbose, then cfg) and a
+// platform holding exactly the GPUs and links the given transfers need, at the rates of `scale`.
+// Throws if an engine already exists in this process.
+void build_platform(const Fabric& fabric, const std::vector<std::pair<int, int>>& transfers,
+                    const LinkScale& scale, const EngineConfig& config);
+
+// One contended collective step: all flows start together; returns the time at which the last
+// foreground flow completes (background flows only contend and are cancelled then).
+double run_flow_step(const Fabric& fabric, const std::vector<Flow>& flows, const LinkScale& scale,
+                     const EngineConfig& config);
+
+// One representative pipeline: a stage actor per physical stage runs its ops in order, waiting for
+// activations/gradients from its neighbours, which travel over their routes as SimGrid comms.
+// Returns the makespan, each stage's finish time, then for each global chunk j = chunk * stages +
+// stage the start and (after those) the end of its last backward.
+std::vector<double> run_pipeline(const Fabric& fabric, const PipelineProgram& program, const EngineConfig& config);
+
+}  // namespace fleetsim::sgtier

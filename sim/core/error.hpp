@@ -19,9 +19,12 @@ class ConfigError : public std::runtime_error {
  private:
   static std::string compose(const std::string& file, const std::string& key,
                              const std::string& message, int line) {
-    std::string where = file.empty() ? std::string("<command line>") : file;
-    if (line > 0) where += ":" + std::to_string(line);
-    return where + ": " + (key.empty() ? std::string() : key + ": ") + message;
+    std::string out = file.empty() ? std::string("<command line>") : file;
+    if (line > 0) out.append(":").append(std::to_string(line));
+    out.append(": ");
+    if (!key.empty()) out.append(key).append(": ");
+    out.append(message);
+    return out;
   }
   std::string file_, key_;
   int line_;

@@ -22,18 +22,18 @@ void number_attribute(H5::H5Object& obj, const std::string& name, double value) 
   a.write(H5::PredType::NATIVE_DOUBLE, &value);
 }
 
-// Opens or creates each group along a slash-separated path.
+// Opens or creates each group along a slash-separated path ("/metrics/run").
 H5::Group group_at(H5::H5File& file, const std::string& path) {
-  H5::Group g = file.openGroup("/");
+  std::string prefix;
   size_t start = 1;
   while (start < path.size()) {
     size_t slash = path.find('/', start);
-    std::string name = path.substr(start, slash == std::string::npos ? std::string::npos : slash - start);
-    g = g.nameExists(name) ? g.openGroup(name) : g.createGroup(name);
+    prefix = path.substr(0, slash);
+    if (!file.nameExists(prefix)) file.createGroup(prefix);
     if (slash == std::string::npos) break;
     start = slash + 1;
   }
-  return g;
+  return file.openGroup(prefix.empty() ? "/" : prefix);
 }
 
 void write_doubles(H5::Group& g, const std::string& name, const std::vector<double>& v) {
@@ -56,14 +56,15 @@ void write_strings(H5::Group& g, const std::string& name, const std::vector<std:
 }  // namespace
 
 struct ResultsFile::Impl {
+  explicit Impl(const std::string& p) : file(p, H5F_ACC_TRUNC) {}
   H5::H5File file;
 };
 
-ResultsFile::ResultsFile(std::string path) : impl_(std::make_unique<Impl>()), path_(std::move(path)) {
+ResultsFile::ResultsFile(std::string path) : path_(std::move(path)) {
   tmp_path_ = path_ + ".tmp." + std::to_string(::getpid());
   H5::Exception::dontPrint();
   try {
-    impl_->file = H5::H5File(tmp_path_, H5F_ACC_TRUNC);
+    impl_ = std::make_unique<Impl>(tmp_path_);
   } catch (const H5::Exception& e) {
     throw std::runtime_error("cannot create results file '" + path_ + "': " + e.getDetailMsg());
   }

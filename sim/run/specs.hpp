@@ -36,6 +36,9 @@ struct FailureProfile {
   double rate_scale = 1.0;             // multiplies every component rate (what-if knob)
   Seconds repair_median;               // lognormal repair time of a failed node
   double repair_sigma = 1.0;           // sigma of ln(repair time)
+  // Weibull components only: age of the parts at the run start. 0 = a freshly installed cohort
+  // (infant mortality in full); a large age gives the stationary (exponential) rate.
+  Seconds fleet_age;
 };
 
 enum class RestartPolicy { FullRestart, WarmSpares, ReplicaRestart };

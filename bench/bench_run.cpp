@@ -1,0 +1,64 @@
+// Speed of the run model: wall time, replications per second and peak memory for the two sizes
+// the issue sets targets for (1,000 replications of 54 days at 16,384 GPUs in <= 2 s, and of 90
+// days at 131,072 GPUs in <= 10 s, on a 2-core machine).
+//
+// Usage: bench_run [threads] [replications]
+#include <sys/resource.h>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+
+#include "sim/run/validation.hpp"
+
+using namespace fleetsim;
+
+namespace {
+
+double peak_rss_mib() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;  // Linux reports KiB
+}
+
+void bench(const char* name, RunInputs in, int threads, double target_s) {
+  const auto t0 = std::chrono::steady_clock::now();
+  const RunResult r = simulate_run(in, threads);
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  double ettr = 0, failures = 0;
+  for (const auto& x : r.replications) {
+    ettr += x.ettr;
+    failures += x.unexpected;
+  }
+  const double n = static_cast<double>(r.replications.size());
+  std::printf("%-34s %5d reps  %7.3f s  %8.0f reps/s  target %4.1f s %s  | MTTI %.2f h, %.0f failures/rep, "
+              "ETTR %.3f, interval %.0f s, %zu events logged | peak RSS %.1f MiB\n",
+              name, in.run.replications, s, n / s, target_s, s <= target_s ? "ok  " : "SLOW", r.mtti_hours,
+              failures / n, ettr / n, r.checkpoint_interval_s, r.replications[0].events.size(), peak_rss_mib());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
+  const int reps = argc > 2 ? std::atoi(argv[2]) : 1000;
+  RunInputs small = run::llama3_405b_inputs(reps);
+  bench("16,384 GPUs x 54 d (llama3-h100)", small, threads, 2.0);
+  RunInputs large = run::llama3_405b_inputs(reps);
+  large.gpus = 131072;
+  large.data_parallel_size = 1024;
+  large.run.duration = units::days(90);
+  large.recovery.spare_nodes = 512;
+  bench("131,072 GPUs x 90 d (llama3-h100)", large, threads, 10.0);
+  RunInputs replica = large;
+  replica.recovery.policy = RestartPolicy::ReplicaRestart;
+  bench("131,072 GPUs x 90 d, replica", replica, threads, 10.0);
+  RunInputs thermal = large;
+  thermal.throughput_factor = [](Seconds t) { return 0.99 + 0.01 * std::cos(2 * 3.141592653589793 * t.si() / 86400.0); };
+  bench("131,072 GPUs x 90 d, thermal hook", thermal, threads, 10.0);
+  RunInputs weibull = small;
+  for (auto& c : weibull.failures.components) c.weibull_shape = 0.7;
+  bench("16,384 GPUs x 54 d, Weibull k=0.7", weibull, threads, 10.0);
+  return 0;
+}

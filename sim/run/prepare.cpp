@@ -1,0 +1,78 @@
+// What the replications share, derived once per run: failure classes, checkpoint plan, phase
+// durations in microseconds, iteration rates per state (the only calls to iteration_time), the
+// integrated throughput hook and the Weibull tables.
+#include <algorithm>
+#include <cmath>
+
+#include "sim/core/error.hpp"
+#include "sim/run/run_engine.hpp"
+#include "sim/run/stragglers.hpp"
+
+namespace fleetsim::run {
+
+Prepared prepare(const RunInputs& in) {
+  Prepared p;
+  p.failures = build_failure_model(in);
+  const CheckpointSpec& ck = in.checkpoint;
+  p.plan = plan_checkpoints(ck, in.checkpoint_bytes, p.failures.mtti());
+  p.interval = std::max<Time>(1, ticks(p.plan.interval));
+  p.stall = ticks(p.plan.stall);
+  p.persist = ticks(p.plan.persist);
+  p.sync_stall = ticks(p.plan.sync_stall);
+  const RecoverySpec& r = in.recovery;
+  p.detect_crash = ticks(r.detect_crash);
+  p.detect_hang = ticks(r.detect_hang);
+  p.diagnosis = ticks(r.diagnosis);
+  p.resched_spare = ticks(r.reschedule_spare);
+  p.resched_wait = ticks(r.reschedule_wait);
+  p.restart_full = ticks(init_time(r, in.gpus) + p.plan.load);
+  p.dp = std::max(1, in.data_parallel_size);
+  p.replica_mode = r.policy == RestartPolicy::ReplicaRestart && p.dp > 1;
+  // A replica restarts its own ranks and pulls its state (1/dp of the checkpoint) from its peers.
+  const int replica_gpus = in.nodes_per_replica > 0 ? in.nodes_per_replica * in.gpus_per_node : in.gpus / p.dp;
+  p.restart_replica = ticks(init_time(r, std::max(1, replica_gpus)) + p.plan.load / static_cast<double>(p.dp));
+  p.replica_reconfigure = ticks(r.replica_reconfigure);
+  p.planned_downtime = ticks(r.planned_downtime);
+  p.fail_slow_detect = ticks(in.stragglers.fail_slow_detect);
+  p.planned_rate = in.failures.planned_rate_per_job.si();
+  p.fail_slow_rate = in.stragglers.fail_slow_rate_per_node.si() * (static_cast<double>(in.gpus) / in.gpus_per_node);
+  if (in.run.replications < 1) throw ConfigError("", "run.replications", "must be at least 1");
+  if (!in.iteration_time) throw ConfigError("", "run", "no iteration-time function was given to the run model");
+  if (in.tokens_per_iteration < 0) throw ConfigError("", "workload.training", "tokens per iteration must not be negative");
+  p.straggler_slowdown = straggler_slowdown(in.stragglers, in.gpus);
+  const Seconds healthy = in.iteration_time(p.straggler_slowdown);
+  const Seconds slow = in.stragglers.fail_slow_rate_per_node.si() > 0
+                           ? in.iteration_time(p.straggler_slowdown * std::max(1.0, in.stragglers.fail_slow_slowdown))
+                           : healthy;
+  if (healthy.si() <= 0 || slow.si() <= 0) throw InfeasibleError("the iteration time must be positive");
+  p.iteration_time_s = healthy.si();
+  p.iter_rate = 1.0 / healthy.si();
+  p.iter_rate_slow = 1.0 / slow.si();
+  if (in.throughput_factor) {
+    // Integrate the hook over the run (or, for a token target, over 10x the failure-free time).
+    double horizon = in.run.duration.si();
+    if (in.train_tokens > 0 && in.tokens_per_iteration > 0)
+      horizon = std::min(20 * 365 * 86400.0, 10.0 * in.train_tokens / in.tokens_per_iteration / p.iter_rate);
+    const auto cells = static_cast<size_t>(std::ceil(horizon / Prepared::kHookStep)) + 1;
+    p.hook_integral.assign(cells + 1, 0.0);
+    for (size_t i = 0; i < cells; ++i)
+      p.hook_integral[i + 1] = p.hook_integral[i] + Prepared::kHookStep *
+          in.throughput_factor(Seconds((static_cast<double>(i) + 0.5) * Prepared::kHookStep));
+  }
+  if (in.train_tokens > 0) {
+    if (in.tokens_per_iteration <= 0)
+      throw ConfigError("", "workload.training.train_tokens", "needs a positive number of tokens per iteration");
+    p.target_iterations = in.train_tokens / in.tokens_per_iteration;
+    p.end = ticks(Seconds(20 * 365 * 86400.0));
+  } else {
+    if (in.run.duration.si() <= 0)
+      throw ConfigError("", "run.duration", "must be a positive time such as '54 d' (or set train_tokens)");
+    p.end = ticks(in.run.duration);
+  }
+  const double age = in.failures.fleet_age.si();
+  for (const int c : p.failures.weibull)
+    p.weibull_tables.emplace_back(p.failures.classes[static_cast<size_t>(c)], age, age + seconds_of(p.end));
+  return p;
+}
+
+}  // namespace fleetsim::run

@@ -1,0 +1,452 @@
+// The event loop of one replication.
+//
+// Time is a 64-bit count of microseconds. Discrete events (failure arrivals, planned maintenance,
+// fail-slow onsets and evictions, replica rejoins, the end of an outage, the end of the run) are
+// found as the earliest of a handful of pending times; between two events the job advances in
+// closed form: checkpoint cycles (compute interval, blocking stall, background persist) are
+// deterministic once the job is running, so they are walked inside advance() instead of being
+// queued, and work accrues at the iteration rate of the current state (healthy or with a
+// fail-slow node, times the share of data-parallel replicas present, times the throughput hook).
+//
+// Wall-clock accounting: every microsecond is productive (compute whose work is kept), lost work
+// (compute rolled back by an interruption), a checkpoint stall, or an outage phase (detection,
+// diagnosis, rescheduling, waiting for spares, restart, planned maintenance); under
+// replica_restart the missing replicas' share of compute time is "degraded". ETTR = productive /
+// wall (Kokolis et al. HPCA'25 definition: productive runtime over wall time).
+#include "sim/run/run_engine.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <queue>
+
+
+namespace fleetsim::run {
+namespace {
+
+constexpr Time kNever = std::numeric_limits<Time>::max();
+
+enum Acc { kLostWork, kDetection, kDiagnosis, kRescheduling, kWaiting, kRestart, kStalls, kPlanned, kDegraded, kNumAcc };
+constexpr std::array<const char*, kNumAcc> kAccNames = {
+    phase::kLostWork, phase::kDetection, phase::kDiagnosis, phase::kRescheduling,
+    phase::kWaitingForSpares, phase::kRestart, phase::kCheckpointStalls,
+    phase::kPlannedMaintenance, phase::kDegraded};
+
+class Replication {
+ public:
+  Replication(const Prepared& p, const RunInputs& in, int rep, ReplicationResult& out)
+      : p_(p), in_(in), out_(out), log_(rep == 0),
+        arrivals_(in.run.seed, rep, Stream::FailureArrivals),
+        pick_(in.run.seed, rep, Stream::FailurePick),
+        planned_rng_(in.run.seed, rep, Stream::Planned),
+        slow_rng_(in.run.seed, rep, Stream::FailSlow),
+        repair_rng_(in.run.seed, rep, Stream::Repair),
+        pool_(in.recovery, in.failures, repair_rng_) {
+    for (size_t k = 0; k < p.failures.weibull.size(); ++k)
+      weibull_rngs_.emplace_back(in.run.seed, rep, static_cast<std::uint64_t>(Stream::WeibullBase) + k);
+  }
+
+  void run() {
+    Time now = 0;
+    next_exp_ = draw_after(arrivals_, 0, p_.failures.exp_rate);
+    for (const auto& table : p_.weibull_tables) weibull_cum_.push_back(table.cumulative(in_.failures.fleet_age.si()));
+    for (size_t k = 0; k < p_.failures.weibull.size(); ++k) next_weibull_.push_back(weibull_after(k, 0));
+    next_planned_ = draw_after(planned_rng_, 0, p_.planned_rate);
+    next_slow_ = draw_after(slow_rng_, 0, p_.fail_slow_rate);
+    next_stall_ = p_.interval;
+
+    while (true) {
+      // The earliest pending event; ties resolve in this order.
+      Time t = p_.end;
+      int what = 0;
+      auto consider = [&](Time c, int w) { if (c < t) { t = c; what = w; } };
+      if (down_) consider(outage_end_, 1);
+      if (!rejoins_.empty()) consider(rejoins_.top(), 2);
+      consider(next_exp_, 3);
+      size_t wk = 0;
+      for (size_t k = 0; k < next_weibull_.size(); ++k)
+        if (next_weibull_[k] < t) { t = next_weibull_[k]; what = 4; wk = k; }
+      consider(next_planned_, 5);
+      consider(next_slow_, 6);
+      if (!slow_detect_.empty()) consider(slow_detect_.front(), 7);
+
+      const Time reached = advance(now, t);
+      now = reached;
+      if (finished_ || what == 0) break;
+      switch (what) {
+        case 1: end_outage(now); break;
+        case 2: rejoins_.pop(); log(now, EventKind::ReplicaRejoin, "replica", 0); break;
+        case 3: {
+          const int c = pick_exponential(p_.failures, pick_.uniform());
+          next_exp_ = draw_after(arrivals_, now, p_.failures.exp_rate);
+          failure(now, p_.failures.classes[static_cast<size_t>(c)]);
+          break;
+        }
+        case 4:
+          next_weibull_[wk] = weibull_after(wk, now);
+          failure(now, p_.failures.classes[static_cast<size_t>(p_.failures.weibull[wk])]);
+          break;
+        case 5: next_planned_ = draw_after(planned_rng_, now, p_.planned_rate); planned(now); break;
+        case 6:
+          next_slow_ = draw_after(slow_rng_, now, p_.fail_slow_rate);
+          ++out_.fail_slow;
+          slow_detect_.push_back(now + p_.fail_slow_detect);  // onsets are in order: stays sorted
+          log(now, EventKind::FailSlow, "fail_slow", p_.fail_slow_detect);
+          break;
+        case 7: evict_slow(now); break;
+      }
+    }
+    finish(now);
+  }
+
+ private:
+  // ---- random arrivals ----
+  static Time draw_after(Rng& rng, Time now, double rate) {
+    if (rate <= 0) return kNever;
+    return now + std::max<Time>(1, static_cast<Time>(rng.exponential(1.0 / rate) * kTicksPerSecond));
+  }
+  Time weibull_after(size_t k, Time now) {
+    const double age = in_.failures.fleet_age.si();
+    const double t = p_.weibull_tables[k].next(seconds_of(now) + age, weibull_cum_[k],
+                                                weibull_rngs_[k].exponential(1.0), &weibull_cum_[k]) - age;
+    return std::max(now + 1, static_cast<Time>(t * kTicksPerSecond));
+  }
+
+  // ---- progress ----
+  [[nodiscard]] double capacity() const {
+    if (!p_.replica_mode) return 1.0;
+    return static_cast<double>(p_.dp - static_cast<int>(rejoins_.size())) / p_.dp;
+  }
+  [[nodiscard]] double rate() const { return slow_detect_.empty() ? p_.iter_rate : p_.iter_rate_slow; }
+  // Integral of the throughput hook from 0 to t, in seconds (t without a hook).
+  [[nodiscard]] double hook_integral(double t) const {
+    if (!in_.throughput_factor) return t;
+    const auto& g = p_.hook_integral;
+    const double h = Prepared::kHookStep;
+    const double cells = t / h;
+    const size_t last = g.empty() ? 0 : g.size() - 1;
+    if (cells < static_cast<double>(last)) {
+      const auto i = static_cast<size_t>(cells);
+      return g[i] + (g[i + 1] - g[i]) * (cells - static_cast<double>(i));
+    }
+    double sum = g.empty() ? 0.0 : g[last];  // past the table: call the hook step by step
+    for (double x = static_cast<double>(last) * h; x < t;) {
+      const double y = std::min(t, x + h);
+      sum += (y - x) * in_.throughput_factor(Seconds(0.5 * (x + y)));
+      x = y;
+    }
+    return sum;
+  }
+  [[nodiscard]] double factor_integral(Time a, Time b) const {
+    if (!in_.throughput_factor) return seconds_of(b - a);
+    return hook_integral(seconds_of(b)) - hook_integral(seconds_of(a));
+  }
+  // First time after a at which factor_integral(a, .) * r reaches `need` (need > 0, r > 0).
+  [[nodiscard]] Time solve_work(Time a, Time b, double need, double r) const {
+    if (!in_.throughput_factor)
+      return std::min(b, a + std::max<Time>(0, static_cast<Time>(std::ceil(need / r * kTicksPerSecond))));
+    const double target = hook_integral(seconds_of(a)) + need / r;
+    Time lo = a, hi = b;  // the integral is nondecreasing: bisect on microseconds
+    while (hi - lo > 1) {
+      const Time mid = lo + (hi - lo) / 2;
+      (hook_integral(seconds_of(mid)) < target ? lo : hi) = mid;
+    }
+    return hi;
+  }
+  [[nodiscard]] double done_work() const {
+    return durable_ + pending_work_ + (has_inflight_ ? inflight_work_ : 0.0);
+  }
+
+  // Moves the job from a to b; returns b, or earlier when the token target is reached.
+  Time advance(Time a, Time b) {
+    if (down_) {
+      account_outage(a, b);
+      return b;
+    }
+    while (a < b) {
+      if (has_inflight_ && durable_at_ <= a) commit_inflight(durable_at_);
+      if (in_stall_) {
+        const Time e = std::min(b, stall_end_);
+        acc_[kStalls] += seconds_of(e - a);
+        a = e;
+        if (a == stall_end_) end_stall(a);
+        continue;
+      }
+      Time e = std::min(b, next_stall_);
+      if (has_inflight_) e = std::min(e, durable_at_);
+      const double cap = capacity();
+      const double r = rate() * cap;
+      double w = r > 0 ? factor_integral(a, e) * r : 0.0;
+      bool reached = false;
+      if (p_.target_iterations > 0 && r > 0 && done_work() + w >= p_.target_iterations) {
+        e = std::max(a, solve_work(a, e, p_.target_iterations - done_work(), r));
+        w = p_.target_iterations - done_work();
+        reached = true;
+      }
+      const double dt = seconds_of(e - a);
+      pending_work_ += w;
+      pending_compute_ += dt * cap;
+      acc_[kDegraded] += dt * (1.0 - cap);
+      if (!slow_detect_.empty()) out_.slow_hours += dt / 3600.0;
+      a = e;
+      if (reached) {
+        finished_ = true;
+        return a;
+      }
+      if (has_inflight_ && a == durable_at_) commit_inflight(a);
+      if (a == next_stall_) {
+        in_stall_ = true;
+        stall_end_ = a + p_.stall;
+      }
+    }
+    return a;
+  }
+
+  void end_stall(Time t) {
+    in_stall_ = false;
+    if (has_inflight_) commit_inflight(t);
+    if (p_.persist == 0) {
+      durable_ += pending_work_;
+      productive_ += pending_compute_;
+      pending_work_ = pending_compute_ = 0;
+      log(t, EventKind::CheckpointDurable, "checkpoint", p_.stall);
+      next_stall_ = t + p_.interval;
+    } else {
+      has_inflight_ = true;
+      inflight_work_ = pending_work_;
+      inflight_compute_ = pending_compute_;
+      pending_work_ = pending_compute_ = 0;
+      durable_at_ = t + p_.persist;
+      next_stall_ = std::max(t + p_.interval, durable_at_);
+    }
+  }
+  void commit_inflight(Time t) {
+    durable_ += inflight_work_;
+    productive_ += inflight_compute_;
+    inflight_work_ = inflight_compute_ = 0;
+    has_inflight_ = false;
+    log(t, EventKind::CheckpointDurable, "checkpoint", p_.stall);
+  }
+  void commit_all() {
+    if (has_inflight_) {
+      durable_ += inflight_work_;
+      productive_ += inflight_compute_;
+      has_inflight_ = false;
+      inflight_work_ = inflight_compute_ = 0;
+    }
+    durable_ += pending_work_;
+    productive_ += pending_compute_;
+    pending_work_ = pending_compute_ = 0;
+  }
+  void lose_work() {
+    acc_[kLostWork] += pending_compute_ + (has_inflight_ ? inflight_compute_ : 0.0);
+    pending_work_ = pending_compute_ = inflight_work_ = inflight_compute_ = 0;
+    has_inflight_ = false;
+    commit_at_ = kNever;
+  }
+
+  // ---- outages ----
+  struct Phase { Acc acc; Time end; };
+  // Starts an outage at `now` made of (phase, duration) steps.
+  Time start_outage(Time now, std::initializer_list<std::pair<Acc, Time>> steps, bool pause) {
+    down_ = true;
+    pause_ = pause;
+    in_stall_ = false;
+    outage_.clear();
+    Time t = now;
+    for (const auto& [acc, d] : steps) {
+      t += std::max<Time>(0, d);
+      outage_.push_back({acc, t});
+    }
+    outage_start_ = now;
+    outage_end_ = t;
+    return t - now;
+  }
+  void account_outage(Time a, Time b) {
+    Time start = outage_start_;
+    for (const auto& ph : outage_) {
+      const Time lo = std::max(a, start), hi = std::min(b, ph.end);
+      if (hi > lo) acc_[ph.acc] += seconds_of(hi - lo);
+      start = ph.end;
+    }
+    if (commit_at_ <= b) {
+      commit_all();
+      commit_at_ = kNever;
+    }
+  }
+  void end_outage(Time now) {
+    down_ = false;
+    if (pause_) {
+      next_stall_ = now + remaining_to_stall_;
+      if (has_inflight_) next_stall_ = std::max(next_stall_, durable_at_);
+    } else {
+      next_stall_ = now + p_.interval;
+      log(now, EventKind::Restart, "restart", 0);
+    }
+    pause_ = false;
+    if (pending_planned_) {
+      pending_planned_ = false;
+      start_planned(now);
+    }
+  }
+
+  // A full restart clears replica and fail-slow state: health checks on restart catch slow nodes.
+  void reset_job_state() {
+    while (!rejoins_.empty()) rejoins_.pop();
+    slow_detect_.clear();
+  }
+
+  void failure(Time now, const FailureClass& c) {
+    ++out_.unexpected;
+    ++out_.by_cause[c.name];
+    if (c.lemon) ++out_.lemon_failures;
+    const Time detect = c.mode == FailureMode::Hang ? p_.detect_hang : p_.detect_crash;
+    const bool replica = p_.replica_mode && c.scope != ComponentScope::Job && (!down_ || pause_);
+    if (replica) {
+      replica_failure(now, c, detect);
+      return;
+    }
+    lose_work();
+    reset_job_state();
+    const Time ready = now + detect + p_.diagnosis;
+    Time resched = 0, wait = 0;
+    if (in_.recovery.policy == RestartPolicy::FullRestart) {
+      resched = p_.resched_wait;
+    } else if (c.nodes_lost > 0) {
+      if (pool_.has_pool()) {
+        wait = pool_.acquire(c.nodes_lost, now, ready, ready + p_.resched_wait - p_.resched_spare) - ready;
+        resched = p_.resched_spare;
+      } else {
+        resched = p_.resched_wait;
+      }
+    }
+    const Time d = start_outage(now, {{kDetection, detect}, {kDiagnosis, p_.diagnosis}, {kWaiting, wait},
+                                      {kRescheduling, resched}, {kRestart, p_.restart_full}}, false);
+    log(now, EventKind::Failure, c.name, d);
+  }
+
+  // FT-HSDP (Salpekar et al., arXiv 2602.00277): the failed data-parallel replica drops out; the
+  // others pause for detection + reconfiguration, keep their state (no rollback), and continue
+  // at (dp - out)/dp of the throughput until the replica rejoins with its state from its peers.
+  void replica_failure(Time now, const FailureClass& c, Time detect) {
+    if (!down_) {
+      remaining_to_stall_ = in_stall_ ? 0 : next_stall_ - now;  // an interrupted stall is redone
+    }
+    const Time ready = now + detect + p_.diagnosis;
+    Time back = ready;
+    if (c.nodes_lost > 0)
+      back = pool_.has_pool() ? pool_.acquire(c.nodes_lost, now, ready, ready + p_.resched_wait - p_.resched_spare) +
+                                    p_.resched_spare
+                              : ready + p_.resched_wait;
+    if (static_cast<int>(rejoins_.size()) < p_.dp) rejoins_.push(back + p_.restart_replica);
+    const Time d = start_outage(now, {{kDetection, detect}, {kRestart, p_.replica_reconfigure}}, true);
+    log(now, EventKind::Failure, c.name, d);
+  }
+
+  void planned(Time now) {
+    ++out_.planned;
+    if (down_) {
+      pending_planned_ = true;  // done when the job is back: one more restart
+      return;
+    }
+    start_planned(now);
+  }
+  // Planned maintenance: a synchronous checkpoint first (no lost work), then the downtime, then a
+  // restart (research note §1.6 item 5).
+  void start_planned(Time now) {
+    reset_job_state();
+    commit_at_ = now + p_.sync_stall;
+    const Time d = start_outage(now, {{kStalls, p_.sync_stall}, {kPlanned, p_.planned_downtime},
+                                      {kRestart, p_.restart_full}}, false);
+    log(now, EventKind::Planned, "planned", d);
+  }
+
+  // A fail-slow node detected: checkpoint, swap it for a spare, restart.
+  void evict_slow(Time now) {
+    slow_detect_.erase(slow_detect_.begin());
+    if (down_) return;  // swapped out during the outage that is already under way
+    reset_job_state();
+    commit_at_ = now + p_.sync_stall;
+    const Time ready = now + p_.sync_stall;
+    const Time wait =
+        pool_.has_pool() ? pool_.acquire(1, now, ready, ready + p_.resched_wait - p_.resched_spare) - ready : 0;
+    const Time resched = pool_.has_pool() ? p_.resched_spare : p_.resched_wait;
+    const Time d = start_outage(now, {{kStalls, p_.sync_stall}, {kWaiting, wait}, {kRescheduling, resched},
+                                      {kRestart, p_.restart_full}}, false);
+    log(now, EventKind::Eviction, "fail_slow", d);
+  }
+
+  void finish(Time now) {
+    // The work of the last, unsaved stretch exists at the end of the run.
+    productive_ += pending_compute_ + (has_inflight_ ? inflight_compute_ : 0.0);
+    const double wall = seconds_of(now);
+    out_.wall_clock_days = wall / 86400.0;
+    out_.tokens_trained = done_work() * in_.tokens_per_iteration;
+    out_.productive_hours = productive_ / 3600.0;
+    out_.ettr = wall > 0 ? productive_ / wall : 0.0;
+    for (int i = 0; i < kNumAcc; ++i) out_.lost_hours[kAccNames[static_cast<size_t>(i)]] = acc_[static_cast<size_t>(i)] / 3600.0;
+    out_.compute_hours = (productive_ + acc_[kLostWork]) / 3600.0;
+    out_.stalled_hours = wall / 3600.0 - out_.compute_hours;
+    log(now, EventKind::End, "end", 0);
+  }
+
+  void log(Time t, EventKind k, const std::string& cause, Time duration) {
+    if (log_) out_.events.push_back({Seconds(seconds_of(t)), k, cause, Seconds(seconds_of(duration))});
+  }
+
+  const Prepared& p_;
+  const RunInputs& in_;
+  ReplicationResult& out_;
+  bool log_;
+  Rng arrivals_, pick_, planned_rng_, slow_rng_, repair_rng_;
+  std::vector<Rng> weibull_rngs_;
+  SparePool pool_;
+
+  Time next_exp_ = kNever, next_planned_ = kNever, next_slow_ = kNever;
+  std::vector<Time> next_weibull_;
+  std::vector<double> weibull_cum_;  // cumulative intensity of each Weibull class at its last arrival
+  std::vector<Time> slow_detect_;  // detection times of the fail-slow nodes in the job, sorted
+  std::priority_queue<Time, std::vector<Time>, std::greater<>> rejoins_;
+
+  // running state
+  bool in_stall_ = false, has_inflight_ = false, finished_ = false;
+  Time stall_end_ = 0, next_stall_ = 0, durable_at_ = 0;
+  double durable_ = 0, pending_work_ = 0, pending_compute_ = 0, inflight_work_ = 0, inflight_compute_ = 0;
+  double productive_ = 0;
+  std::array<double, kNumAcc> acc_{};
+
+  // outage state
+  bool down_ = false, pause_ = false, pending_planned_ = false;
+  std::vector<Phase> outage_;
+  Time outage_start_ = 0, outage_end_ = 0, commit_at_ = kNever, remaining_to_stall_ = 0;
+};
+
+}  // namespace
+
+const char* to_string(EventKind k) {
+  switch (k) {
+    case EventKind::Failure: return "failure";
+    case EventKind::CheckpointDurable: return "checkpoint";
+    case EventKind::Restart: return "restart";
+    case EventKind::Planned: return "planned";
+    case EventKind::FailSlow: return "fail_slow";
+    case EventKind::Eviction: return "eviction";
+    case EventKind::ReplicaRejoin: return "replica_rejoin";
+    case EventKind::End: return "end";
+  }
+  return "?";
+}
+
+ReplicationResult simulate_replication(const Prepared& p, const RunInputs& in, int replication) {
+  ReplicationResult out;
+  Replication(p, in, replication, out).run();
+  return out;
+}
+
+}  // namespace fleetsim::run
+
+namespace fleetsim {
+// The public name declared in run_model.hpp.
+const char* to_string(EventKind k) { return run::to_string(k); }
+}  // namespace fleetsim

@@ -1,0 +1,110 @@
+// The training-run model: a job-level discrete-event simulation of a whole training run (days to
+// months) with failure injection, detection, recovery, checkpoints, spares, stragglers and planned
+// maintenance, over Monte-Carlo replications (DESIGN.md §2, run model).
+//
+// The engine is decoupled from YAML and from the step model: it receives a RunInputs (resolved
+// specs plus the cluster shape) and a function giving the iteration time for a compute slowdown,
+// which the caller memoizes (or not: the engine calls it once per distinct state, up front).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sim/run/specs.hpp"
+#include "sim/units/quantity.hpp"
+
+namespace fleetsim {
+
+class Report;
+
+struct RunInputs {  // everything the engine needs, decoupled from YAML
+  // Cluster shape. The job uses every GPU of the cluster.
+  int gpus = 16384;
+  int gpus_per_node = 8;
+  int gpus_per_leaf = 32;            // endpoints under one leaf switch (a leaf failure takes them down)
+  int data_parallel_size = 1;        // replicas: the unit of replica_restart (FT-HSDP)
+  int nodes_per_replica = 0;         // 0 = nodes / data_parallel_size
+  int nics_per_node = 0;             // 0 = one per GPU (rail-optimized, Llama 3 §3.3.1)
+  int spine_switches = 0;            // 0 = leaves / 2 (radix-64 two-tier Clos, half the ports up)
+  int links = 0;                     // cables/optics in scope `link`; 0 = one NIC-leaf link per GPU
+
+  FailureProfile failures;
+  RecoverySpec recovery;
+  CheckpointSpec checkpoint;
+  StragglerSpec stragglers;
+  RunSpec run;
+
+  Bytes checkpoint_bytes;            // model state size (parameters x checkpoint.bytes_per_param)
+  double tokens_per_iteration = 0;
+  double train_tokens = 0;           // 0 = run for run.duration
+  std::function<Seconds(double compute_slowdown)> iteration_time;  // called once per state
+  double failure_rate_multiplier = 1.0;  // hook: the facility model scales hazards
+  std::function<double(Seconds t)> throughput_factor;  // hook: thermal throttling (1 = none); may be empty
+};
+
+enum class EventKind { Failure, CheckpointDurable, Restart, Planned, FailSlow, Eviction, ReplicaRejoin, End };
+const char* to_string(EventKind k);
+
+struct Event {
+  Seconds time;        // when it happened, from the run start
+  EventKind kind;
+  std::string cause;   // failure component name, "planned", "fail_slow", ...
+  Seconds duration;    // outage it caused (failure: detection..load; checkpoint: blocking stall)
+};
+
+// Names of the wall-clock phases (lost_hours keys). Productive time is kept apart.
+namespace phase {
+inline constexpr const char* kLostWork = "lost_work";              // compute rolled back
+inline constexpr const char* kDetection = "detection";
+inline constexpr const char* kDiagnosis = "diagnosis";
+inline constexpr const char* kRescheduling = "rescheduling";       // spare swap or requeue
+inline constexpr const char* kWaitingForSpares = "waiting_for_spares";  // no spare: wait for a repair
+inline constexpr const char* kRestart = "restart";                 // init + checkpoint load (+ replica reconfigure)
+inline constexpr const char* kCheckpointStalls = "checkpoint_stalls";
+inline constexpr const char* kPlannedMaintenance = "planned_maintenance";
+inline constexpr const char* kDegraded = "degraded";               // replicas out under replica_restart
+}  // namespace phase
+
+struct ReplicationResult {
+  double ettr = 0;                   // productive time / wall time
+  double wall_clock_days = 0;
+  double tokens_trained = 0;
+  int unexpected = 0;
+  int planned = 0;
+  int fail_slow = 0;                 // fail-slow episodes (evicted or ended by a restart)
+  int lemon_failures = 0;            // unexpected interruptions that hit a lemon node
+  std::map<std::string, int> by_cause;        // unexpected interruptions by component name
+  std::map<std::string, double> lost_hours;   // by phase (see phase::)
+  double productive_hours = 0;
+  double compute_hours = 0;          // GPUs computing (productive + lost work): power model
+  double stalled_hours = 0;          // GPUs idle or stalled (everything else)
+  double slow_hours = 0;             // running with a fail-slow node in the job
+  std::vector<Event> events;         // only filled for replication 0
+};
+
+struct RunResult {
+  std::vector<ReplicationResult> replications;
+  double mtti_hours = 0;             // expected job mean time to (unexpected) interruption
+  double checkpoint_interval_s = 0;  // compute time between checkpoints (fixed or Daly)
+  double checkpoint_stall_s = 0;     // blocking part of one checkpoint
+  double checkpoint_persist_s = 0;   // background persist (async) after the stall
+  double restart_s = 0;              // init + load of one full restart
+  double straggler_slowdown = 1.0;   // expected slowest-rank factor applied to compute
+  double iteration_time_s = 0;       // healthy iteration time with stragglers
+};
+
+using ProgressFn = std::function<void(int done, int total)>;
+
+// Runs in.run.replications replications on `threads` threads (0 = hardware concurrency).
+// Deterministic: the same inputs and seed give the same result for any thread count.
+// `progress` is called (serialized) after each replication. Throws ConfigError on bad inputs.
+RunResult simulate_run(const RunInputs& in, int threads = 0, ProgressFn progress = {});
+
+// ettr, wall_clock_days, tokens_trained, interruptions.{unexpected,planned,by_cause.*},
+// lost_hours.*, mtti_hours, checkpoint_interval_s: statistics as mean/p05/p95.
+void add_run_metrics(const RunResult& result, Report& report);
+
+}  // namespace fleetsim

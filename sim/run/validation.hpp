@@ -1,0 +1,42 @@
+// The run model's published cases (research note §7 V1-V3 and the ETTR estimators), shared by
+// `fleetsim validate` (through run_validation_cases()), the [validation] tests and the benchmark.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/core/validation_case.hpp"
+#include "sim/run/run_model.hpp"
+
+namespace fleetsim::run {
+
+// Llama 3 405B on 16,384 H100 for 54 days with the llama3-h100 profile and recovery parameters
+// from public sources (each cited where it is set).
+[[nodiscard]] RunInputs llama3_405b_inputs(int replications);
+
+// A Kokolis-style job: `profile` rates, every interruption costs u0 (+ queue q), checkpoints
+// every `interval` with a non-blocking write, nothing else (no planned maintenance, no stragglers).
+[[nodiscard]] RunInputs meta_model_inputs(const std::string& profile, int gpus, Seconds u0, Seconds queue,
+                                          Seconds interval, Seconds duration, int replications);
+
+// Daly's setting: exponential job interrupts of mean M (failures also during restart and dump),
+// restart R, synchronous dump delta, a fixed interval, `solve` hours of compute to finish.
+[[nodiscard]] RunInputs daly_inputs(Seconds mtti, Seconds interval, Seconds dump, Seconds restart,
+                                    Seconds solve, int replications);
+
+struct DalySweep {
+  double published_min = 0, closed_form_min = 0, des_optimum_min = 0;
+  std::vector<std::pair<double, double>> points;  // (interval min, mean wall-clock h)
+};
+// Sweeps the interval over [0.5, 2] x Daly's optimum with common random numbers and returns the
+// minimum of a quadratic fit of wall-clock against log(interval).
+[[nodiscard]] DalySweep daly_sweep(Seconds mtti, double published_min, int replications);
+
+[[nodiscard]] std::vector<ValidationCase> llama3_cases(int replications = 200);
+[[nodiscard]] std::vector<ValidationCase> meta_rsc_cases(int replications = 100);
+[[nodiscard]] std::vector<ValidationCase> daly_cases(int replications = 400);
+[[nodiscard]] std::vector<ValidationCase> ettr_estimator_cases(int replications = 100);
+// V4: full restart vs restart of the failed data-parallel replica at O(100k) GPUs.
+[[nodiscard]] std::vector<ValidationCase> ft_hsdp_cases(int replications = 50);
+
+}  // namespace fleetsim::run

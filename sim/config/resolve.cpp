@@ -55,6 +55,19 @@ std::string did_you_mean(const std::string& word, const std::vector<std::string>
   for (const auto& c : candidates)
     if (word.size() >= 2 && c.size() > word.size() && c.compare(0, word.size(), word) == 0)
       return "did you mean '" + c + "'? ";
+  // A shared stem of at least three characters ("gpu_count" -> "gpus").
+  std::string stem_best;
+  size_t stem_len = 0;
+  for (const auto& c : candidates) {
+    size_t n = 0;
+    while (n < word.size() && n < c.size() && word[n] == c[n]) ++n;
+    if (n >= 3 && n * 2 >= c.size() &&
+        (n > stem_len || (n == stem_len && c.size() > stem_best.size()))) {  // tie: the longer name
+      stem_len = n;
+      stem_best = c;
+    }
+  }
+  if (!stem_best.empty()) return "did you mean '" + stem_best + "'? ";
   std::string best;
   size_t best_d = std::max<size_t>(2, word.size() / 3) + 1;
   for (const auto& c : candidates) {

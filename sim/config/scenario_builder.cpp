@@ -116,6 +116,7 @@ FailureProfile build_failures(const ParamSet& p) {
   f.rate_scale = p.num("rate_scale");
   f.repair_median = p.get<Seconds>("repair_median");
   f.repair_sigma = p.num("repair_sigma");
+  f.fleet_age = p.get<Seconds>("fleet_age");
   return f;
 }
 
@@ -172,6 +173,7 @@ RecoverySpec build_recovery(const ParamSet& p) {
   r.init_reference_gpus = p.integer("init_reference_gpus");
   r.init_scaling_exponent = p.num("init_scaling_exponent");
   r.planned_downtime = p.get<Seconds>("planned_downtime");
+  r.replica_reconfigure = p.get<Seconds>("replica_reconfigure");
   const std::string& pol = p.text("policy");
   r.policy = pol == "full_restart" ? RestartPolicy::FullRestart
            : pol == "replica_restart" ? RestartPolicy::ReplicaRestart
@@ -203,6 +205,7 @@ StragglerSpec build_stragglers(const ParamSet& p) {
   s.fail_slow_rate_per_node = p.get<PerSecond>("fail_slow_rate_per_node");
   s.fail_slow_slowdown = p.num("fail_slow_slowdown");
   s.fail_slow_detect = p.get<Seconds>("fail_slow_detect");
+  s.device_speed_max_slowdown = p.num("device_speed_max_slowdown");
   return s;
 }
 

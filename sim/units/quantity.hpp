@@ -36,7 +36,7 @@ class Quantity {
  public:
   using dim = D;
   constexpr Quantity() = default;
-  constexpr explicit Quantity(double si_value) : v_(si_value) {}
+  constexpr explicit Quantity(double value_in_si) : v_(value_in_si) {}
   [[nodiscard]] constexpr double si() const { return v_; }
 
   constexpr Quantity& operator+=(Quantity o) { v_ += o.v_; return *this; }

@@ -75,7 +75,8 @@ TEST_CASE("run --json carries the keys of the JSON contract", "[scenario]") {
                           "\"facility_energy_mwh\"", "\"co2_tonnes\"", "\"effective_utilization\"", "\"factors\"",
                           "\"host\""})
     CHECK(o.out.find(key) != std::string::npos);
-  CHECK(o.out.find("nan") == std::string::npos);
+  CHECK(o.out.find(": nan") == std::string::npos);
+  CHECK(o.out.find(": inf") == std::string::npos);
 }
 
 TEST_CASE("run -o writes a complete HDF5 file and leaves no temporary behind", "[scenario]") {

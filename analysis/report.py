@@ -1,0 +1,229 @@
+#!/usr/bin/python3
+"""An HTML report from a fleetsim result file or a sweep directory.
+
+    /usr/bin/python3 analysis/report.py RESULT.h5 -o DIR     # one run
+    /usr/bin/python3 analysis/report.py SWEEP_DIR -o DIR     # a sweep (fleetsim sweep ... -o SWEEP_DIR)
+
+DIR/report.html is self-contained (figures inlined, opens in any browser); the same figures are
+written beside it as PNG files.
+"""
+from __future__ import annotations
+
+import argparse
+import base64
+import datetime as _dt
+import html
+import math
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from analysis import figures as F  # noqa: E402
+from analysis.results import Result, Sweep, load, unit_text  # noqa: E402
+
+CSS = """
+body { font-family: -apple-system, 'Segoe UI', Helvetica, Arial, sans-serif; margin: 2em auto; max-width: 1100px;
+       color: #222; line-height: 1.45; padding: 0 1em; }
+h1 { font-size: 1.6em; margin-bottom: 0.1em; } h2 { font-size: 1.25em; margin-top: 1.8em;
+     border-bottom: 1px solid #ddd; padding-bottom: 0.2em; }
+.sub { color: #666; margin-top: 0; }
+.cards { display: flex; flex-wrap: wrap; gap: 0.7em; margin: 1em 0; }
+.card { border: 1px solid #ddd; border-radius: 6px; padding: 0.5em 0.9em; min-width: 9em; background: #fafafa; }
+.card .v { font-size: 1.35em; font-weight: 600; } .card .k { color: #555; font-size: 0.85em; }
+.card .b { color: #888; font-size: 0.8em; }
+table { border-collapse: collapse; font-size: 0.88em; margin: 0.6em 0; }
+th, td { border-bottom: 1px solid #e5e5e5; padding: 0.25em 0.7em; text-align: left; vertical-align: top; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+tr.failed td { background: #fdf0ee; }
+figure { margin: 1.2em 0; } figure img { max-width: 100%; border: 1px solid #eee; }
+figcaption { color: #555; font-size: 0.9em; }
+pre { background: #f6f6f6; padding: 0.8em; overflow-x: auto; font-size: 0.85em; }
+details summary { cursor: pointer; color: #335; }
+"""
+
+CAPTIONS = {
+    "waterfall": "The five factors of effective utilization (DESIGN.md §1), each taking its share of what "
+                 "is left: energy efficiency (1/PUE), single-GPU efficiency, parallel scaling, ETTR and pool "
+                 "utilization. Red: the loss each factor causes, in percentage points of facility energy.",
+    "iteration_breakdown": "One training iteration's critical path by component; compute is useful work, "
+                           "everything else is exposed communication, pipeline bubble or optimizer time.",
+    "run_timeline": "Replication 0 of the run: each interruption on its cause's row (the mark spans the "
+                    "outage it caused), durable checkpoints, and the throughput left per time bin "
+                    "(outages and checkpoint stalls count as zero, thermal throttling as its factor).",
+    "interruptions_by_cause": "Unexpected interruptions per failure cause over the run: mean over the "
+                              "replications, whiskers from the 5th to the 95th percentile.",
+    "ettr_distribution": "Effective training time ratio (productive time / wall-clock) of each Monte-Carlo "
+                         "replication.",
+    "lost_time": "Wall-clock hours lost per phase of recovery over the replications (box: quartiles, "
+                 "whiskers: p05-p95, dot: mean).",
+    "facility_series": "Replication 0's facility: PUE, IT and facility power, outdoor / inlet / GPU "
+                       "temperatures (and the thermal throughput factor when the GPUs throttle).",
+    "scaling_vs_gpus": "MFU against the GPU count, and scaling efficiency two ways: MFU relative to the "
+                       "smallest point, and the model's parallel-scaling factor (MFU / single-GPU MFU).",
+    "reliability_vs_gpus": "ETTR, job mean time to interruption and interruptions against the GPU count.",
+}
+
+RESULT_CARDS = [
+    ("step.mfu", "MFU", "pct"), ("step.iteration_time_s", "iteration", "num"), ("run.ettr", "ETTR", "pct"),
+    ("run.mtti_hours", "job MTTI", "num"), ("run.wall_clock_days", "wall-clock", "num"),
+    ("run.tokens_trained", "tokens", "big"), ("facility.pue_mean", "PUE", "num"),
+    ("facility.facility_energy_mwh", "facility energy", "num"),
+    ("facility.effective_utilization.value", "effective utilization", "pct"),
+]
+
+
+def fmt(v: float, kind: str = "num", unit: str = "") -> str:
+    if v is None or (isinstance(v, float) and math.isnan(v)):
+        return "–"
+    u = unit_text(unit)
+    if kind == "pct":
+        return f"{100 * v:.1f}%"
+    if kind == "big" or abs(v) >= 1e6:
+        for s, d in (("T", 1e12), ("B", 1e9), ("M", 1e6)):
+            if abs(v) >= d:
+                return f"{v / d:.3g}{s}" + (f" {u}" if u else "")
+    if abs(v) >= 1000:
+        txt = f"{v:,.0f}"
+    elif abs(v) >= 1 or v == 0:
+        txt = f"{v:.4g}"
+    else:
+        txt = f"{v:.3g}"
+    return txt + (f" {u}" if u else "")
+
+
+def img(path: Path) -> str:
+    data = base64.b64encode(path.read_bytes()).decode("ascii")
+    return f'<img src="data:image/png;base64,{data}" alt="{html.escape(path.stem)}">'
+
+
+def figure_block(path: Path, caption: str = "") -> str:
+    cap = f"<figcaption><b>{html.escape(path.name)}</b>. {html.escape(caption)}</figcaption>"
+    return f"<figure>{img(path)}{cap}</figure>"
+
+
+def write_figures(figs: dict, out: Path) -> list:
+    paths = []
+    for stem, fig in figs.items():
+        paths.append(Path(F.save(fig, out / f"{stem}.png")))
+    return paths
+
+
+def cards(r: Result) -> str:
+    out = ['<div class="cards">']
+    for name, label, kind in RESULT_CARDS:
+        if not r.has(name):
+            continue
+        s, unit = r.stat(name), r.unit(name)
+        band = (f'<div class="b">p05–p95 {fmt(s.p05, kind, "" if kind == "pct" else unit)} – '
+                f'{fmt(s.p95, kind, "" if kind == "pct" else unit)}</div>') if s.p95 - s.p05 > 1e-3 * abs(s.mean) else ""
+        out.append(f'<div class="card"><div class="k">{html.escape(label)}</div>'
+                   f'<div class="v">{fmt(s.mean, kind, "" if kind == "pct" else unit)}</div>{band}</div>')
+    out.append("</div>")
+    return "".join(out)
+
+
+def metrics_table(r: Result) -> str:
+    rows = ["<table><tr><th>metric</th><th>value</th><th>p05</th><th>p95</th><th>unit</th>"
+            "<th>description</th></tr>"]
+    for name, m in r.metrics.iterrows():
+        if m["text"] is not None and isinstance(m["text"], str):
+            val, p05, p95 = html.escape(m["text"]), "", ""
+        else:
+            val = fmt(m["value"])
+            p05 = fmt(m["p05"]) if m["is_stat"] else ""
+            p95 = fmt(m["p95"]) if m["is_stat"] else ""
+        rows.append(f"<tr><td><code>{html.escape(name)}</code></td><td class='n'>{val}</td><td class='n'>{p05}</td>"
+                    f"<td class='n'>{p95}</td><td>{html.escape(unit_text(str(m['unit'])))}</td>"
+                    f"<td>{html.escape(str(m['description']))}</td></tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def provenance(r: Result) -> str:
+    rows = "".join(f"<tr><td>{html.escape(str(k))}</td><td><code>{html.escape(str(v))}</code></td></tr>"
+                   for k, v in r.meta.items())
+    scen = (f"<details><summary>resolved scenario</summary><pre>{html.escape(r.resolved_scenario)}</pre></details>"
+            if r.resolved_scenario else "")
+    return f"<table>{rows}</table>{scen}"
+
+
+def page(title: str, subtitle: str, body: str) -> str:
+    stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    return (f"<!DOCTYPE html><html lang='en'><head><meta charset='utf-8'><title>{html.escape(title)}</title>"
+            f"<style>{CSS}</style></head><body><h1>{html.escape(title)}</h1>"
+            f"<p class='sub'>{html.escape(subtitle)} · report written {stamp}</p>{body}</body></html>\n")
+
+
+def result_report(r: Result, out: Path) -> Path:
+    paths = write_figures(F.result_figures(r), out)
+    body = [cards(r), "<h2>Figures</h2>"]
+    body += [figure_block(p, CAPTIONS.get(p.stem, "")) for p in paths]
+    body += ["<h2>All metrics</h2><details><summary>every metric in the file, with its unit</summary>",
+             metrics_table(r), "</details>", "<h2>Provenance</h2>", provenance(r)]
+    title = f"fleetsim run: {Path(r.label()).stem}"
+    sub = f"{r.path.name} · {r.meta.get('command', '')}"
+    (out / "report.html").write_text(page(title, sub, "".join(body)), encoding="utf-8")
+    return out / "report.html"
+
+
+INDEX_COLUMNS = [("mfu", "MFU", "pct"), ("iteration_time_s", "iteration (s)", "num"), ("ettr", "ETTR", "pct"),
+                 ("mtti_hours", "MTTI (h)", "num"), ("wall_clock_days", "wall-clock (d)", "num"),
+                 ("pue_mean", "PUE", "num"), ("facility_energy_mwh", "energy (MWh)", "num"),
+                 ("effective_utilization", "eff. util.", "pct")]
+
+
+def index_table(s: Sweep) -> str:
+    cols = [c for c in INDEX_COLUMNS if c[0] in s.index.columns]
+    head = "".join(f"<th>{html.escape(k)}</th>" for k in s.keys) + "<th>status</th>" + \
+        "".join(f"<th>{html.escape(lbl)}</th>" for _, lbl, _ in cols)
+    rows = [f"<table><tr><th>point</th>{head}</tr>"]
+    for _, row in s.index.iterrows():
+        cls = " class='failed'" if row["status"] != "ok" else ""
+        cells = "".join(f"<td>{html.escape(str(row[k]))}</td>" for k in s.keys)
+        status = html.escape(row["status"]) + (f": {html.escape(str(row['error']))}" if row["status"] != "ok" else "")
+        vals = "".join(f"<td class='n'>{fmt(row[c], kind)}</td>" for c, _, kind in cols)
+        rows.append(f"<tr{cls}><td>{row['point']}</td>{cells}<td>{status}</td>{vals}</tr>")
+    rows.append("</table>")
+    return "".join(rows)
+
+
+def sweep_report(s: Sweep, out: Path) -> Path:
+    paths = write_figures(F.sweep_figures(s), out)
+    n_ok, n_failed = len(s.ok), len(s.failed)
+    body = [f"<p>{len(s.index)} points over {', '.join(f'<code>{html.escape(k)}</code>' for k in s.keys)}: "
+            f"{n_ok} finished, {n_failed} failed. Bands and whiskers span the 5th to 95th percentile over "
+            f"the Monte-Carlo replications of each point; every point uses the same seed.</p>"]
+    body += ["<h2>Figures</h2>"] + [figure_block(p, CAPTIONS.get(p.stem, _sweep_caption(p.stem))) for p in paths]
+    body += ["<h2>Points</h2>", index_table(s)]
+    if s.spec:
+        body += ["<h2>Provenance</h2>", f"<pre>{html.escape(s.spec.get('command', ''))}</pre>"]
+    title = f"fleetsim sweep: {s.path.name}"
+    (out / "report.html").write_text(page(title, str(s.path), "".join(body)), encoding="utf-8")
+    return out / "report.html"
+
+
+def _sweep_caption(stem: str) -> str:
+    if stem.startswith("headlines_vs_"):
+        return "MFU, parallel scaling, ETTR, MTTI, PUE, facility energy, effective utilization and wall-clock " \
+               "at each point of the sweep."
+    if stem.startswith("energy_vs_"):
+        return "PUE, facility energy, effective utilization and the thermal throughput factor per cooling plant."
+    return ""
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
+    ap.add_argument("path", help="a result file (.h5) or a sweep directory")
+    ap.add_argument("-o", "--output", required=True, help="directory for report.html and the PNG figures")
+    a = ap.parse_args(argv)
+    out = Path(a.output)
+    out.mkdir(parents=True, exist_ok=True)
+    obj = load(a.path)
+    path = sweep_report(obj, out) if isinstance(obj, Sweep) else result_report(obj, out)
+    print(f"report written to {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+#include "sim/sweep/runner.hpp"
+
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <mutex>
+#include <sstream>
+#include <thread>
+
+extern char** environ;
+
+namespace fleetsim::sweep {
+namespace fs = std::filesystem;
+namespace {
+
+std::string one_line(std::string s) {
+  for (auto& c : s)
+    if (c == '\n' || c == '\r' || c == '\t') c = ' ';
+  while (!s.empty() && s.back() == ' ') s.pop_back();
+  return s;
+}
+
+// Removes temporary results files left by an interrupted sweep ("NAME.h5.tmp.PID").
+void remove_stale_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find(".h5.tmp.") != std::string::npos || name.find(".stderr.tmp") != std::string::npos)
+      fs::remove(e.path(), ec);
+  }
+}
+
+void write_index_file(const fs::path& dir, const std::vector<std::string>& keys, const std::vector<PointRow>& rows) {
+  const fs::path final_path = dir / "index.csv";
+  const fs::path tmp = dir / "index.csv.tmp";
+  {
+    std::ofstream out(tmp);
+    if (!out) throw std::runtime_error("cannot write '" + tmp.string() + "'");
+    write_index(out, keys, rows);
+  }
+  fs::rename(tmp, final_path);
+}
+
+}  // namespace
+
+SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runner, const SweepOptions& o) {
+  const fs::path dir(o.dir);
+  fs::create_directories(dir);
+  remove_stale_temporaries(dir);
+
+  SweepSummary summary;
+  summary.total = static_cast<int>(points.size());
+  summary.rows.resize(points.size());
+  std::vector<size_t> todo;
+  std::mutex m;  // guards summary, the log and index.csv
+  int reported = 0;
+  auto log = [&](const std::string& line) {
+    if (!o.log) return;
+    *o.log << "[" << ++reported << "/" << summary.total << "] " << line << "\n";
+    o.log->flush();
+  };
+
+  for (size_t i = 0; i < points.size(); ++i) {
+    PointRow& row = summary.rows[i];
+    row.point = &points[i];
+    const fs::path file = dir / points[i].file;
+    if (fs::exists(file)) {
+      try {
+        row.values = read_headlines(file.string());
+        row.status = "ok";
+        ++summary.skipped;
+        log("skipped " + points[i].label() + " (finished before: " + points[i].file + ")");
+        continue;
+      } catch (const std::exception& e) {
+        // Not a readable results file (written by something else): run the point again.
+        log("rerunning " + points[i].label() + ": " + one_line(e.what()));
+      }
+    }
+    row.status = "pending";
+    todo.push_back(i);
+  }
+  write_index_file(dir, o.keys, summary.rows);
+
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (;;) {
+      const size_t k = next.fetch_add(1);
+      if (k >= todo.size()) return;
+      const size_t i = todo[k];
+      const Point& p = points[i];
+      const fs::path file = dir / p.file;
+      const auto start = std::chrono::steady_clock::now();
+      PointOutcome outcome;
+      try {
+        outcome = runner(p, file.string(), o.threads_per_point);
+      } catch (const std::exception& e) {
+        outcome = {false, e.what()};
+      }
+      std::vector<std::optional<double>> values;
+      if (outcome.ok) {
+        try {
+          values = read_headlines(file.string());
+        } catch (const std::exception& e) {
+          outcome = {false, e.what()};
+        }
+      }
+      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      std::lock_guard lock(m);
+      PointRow& row = summary.rows[i];
+      row.values = std::move(values);
+      char took[32];
+      std::snprintf(took, sizeof took, "%.1f s", secs);
+      if (outcome.ok) {
+        row.status = "ok";
+        ++summary.ran;
+        log("done " + p.label() + " (" + took + ")");
+      } else {
+        row.status = "failed";
+        row.error = one_line(outcome.error.empty() ? "failed without a message" : outcome.error);
+        ++summary.failed;
+        log("FAILED " + p.label() + ": " + row.error);
+      }
+      write_index_file(dir, o.keys, summary.rows);
+    }
+  };
+  const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(todo.size())));
+  if (jobs == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  return summary;
+}
+
+std::vector<std::string> run_arguments(const GridBase& base, const Point& point, const std::string& output_path,
+                                       int threads) {
+  std::vector<std::string> args = {"run"};
+  if (!base.scenario.empty()) args.push_back(base.scenario);
+  for (const auto& s : base.sets) args.insert(args.end(), {"--set", s});
+  for (const auto& s : point.sets()) args.insert(args.end(), {"--set", s});
+  if (base.replications > 0) args.insert(args.end(), {"--replications", std::to_string(base.replications)});
+  if (base.seed >= 0) args.insert(args.end(), {"--seed", std::to_string(base.seed)});
+  args.insert(args.end(), {"--threads", std::to_string(std::max(1, threads)), "-o", output_path});
+  return args;
+}
+
+std::string error_from_stderr(const std::string& text, const std::string& status_note) {
+  std::istringstream in(text);
+  std::string line, last, last_error;
+  while (std::getline(in, line)) {
+    // Progress lines use carriage returns; keep what follows the last one.
+    if (auto cr = line.rfind('\r'); cr != std::string::npos) line = line.substr(cr + 1);
+    if (line.find_first_not_of(" \t") == std::string::npos) continue;
+    last = line;
+    if (line.rfind("error: ", 0) == 0) last_error = line.substr(7);
+    else if (line.rfind("internal error: ", 0) == 0) last_error = line;
+  }
+  if (!last_error.empty()) return one_line(last_error);
+  if (!last.empty()) return one_line(last) + " (" + status_note + ")";
+  return status_note;
+}
+
+PointRunner process_runner(std::string binary, GridBase base) {
+  return [binary = std::move(binary), base = std::move(base)](const Point& p, const std::string& output,
+                                                              int threads) -> PointOutcome {
+    std::vector<std::string> args = run_arguments(base, p, output, threads);
+    args.insert(args.begin(), binary);
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    const std::string err_path = output + ".stderr.tmp";
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    if (rc != 0) return {false, "cannot start '" + binary + "': " + std::strerror(rc)};
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    std::string text;
+    {
+      std::ifstream in(err_path);
+      std::stringstream ss;
+      ss << in.rdbuf();
+      text = ss.str();
+    }
+    std::error_code ec;
+    fs::remove(err_path, ec);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+      if (!fs::exists(output)) return {false, "the run finished but wrote no results file"};
+      return {true, ""};
+    }
+    std::string note = WIFSIGNALED(status) ? "killed by signal " + std::to_string(WTERMSIG(status))
+                                           : "exit code " + std::to_string(WEXITSTATUS(status));
+    return {false, error_from_stderr(text, note)};
+  };
+}
+
+}  // namespace fleetsim::sweep

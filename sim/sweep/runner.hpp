@@ -1,0 +1,56 @@
+// Running a sweep: every point of the grid once, several at a time, resumable.
+//
+// A point is finished when its result file exists (results files are written to a temporary
+// name and renamed, so an interrupted point leaves nothing). Finished points are skipped; a point
+// that fails (bad layout, does not fit, crashed) is recorded with its error and the sweep goes on.
+// After each point DIR/index.csv is rewritten (atomically), so a long sweep can be read while it runs.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "sim/sweep/grid.hpp"
+#include "sim/sweep/index.hpp"
+
+namespace fleetsim::sweep {
+
+struct PointOutcome {
+  bool ok = false;
+  std::string error;  // one line when !ok
+};
+
+// Runs one point and writes its result to `output_path` (atomically); `threads` for its replications.
+using PointRunner = std::function<PointOutcome(const Point& point, const std::string& output_path, int threads)>;
+
+struct SweepOptions {
+  std::string dir;             // output directory (created when missing)
+  std::vector<std::string> keys;  // the varied keys, in axis order (index columns)
+  int jobs = 1;                // points run at the same time
+  int threads_per_point = 1;   // replication threads inside one point
+  std::ostream* log = nullptr; // one line per point (stderr in the CLI)
+};
+
+struct SweepSummary {
+  int total = 0, ran = 0, skipped = 0, failed = 0;
+  std::vector<PointRow> rows;  // grid order
+};
+
+SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runner, const SweepOptions& options);
+
+// The PointRunner of the CLI: runs `<binary> run [SCENARIO] --set ... -o OUTPUT` in a child
+// process (so a crash or an abort in one point cannot take the sweep down, and the SimGrid tier,
+// one engine per process, works), and takes the error from the child's stderr.
+PointRunner process_runner(std::string binary, GridBase base);
+
+// The argument vector process_runner passes to the binary (without argv[0]).
+std::vector<std::string> run_arguments(const GridBase& base, const Point& point, const std::string& output_path,
+                                       int threads);
+
+// The error line of a failed child from its stderr: the last "error: ..." line, else the last
+// non-empty line; `status_note` ("exit code 2", "killed by signal 9") when stderr is empty.
+std::string error_from_stderr(const std::string& stderr_text, const std::string& status_note);
+
+}  // namespace fleetsim::sweep

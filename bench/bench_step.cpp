@@ -43,12 +43,14 @@ int main(int argc, char** argv) {
   try {
     const double seconds = argc > 1 ? std::atof(argv[1]) : 1.0;
     const std::string pp = "workload.parallel.pipeline_model_parallel_size=";
+    const std::string vpp = "workload.parallel.virtual_pipeline_model_parallel_size=";
+    const std::string split16 = "workload.parallel.pipeline_layer_split=[7,8,8,8,8,8,8,8,8,8,8,8,8,8,8,7]";
     const std::vector<Case> cases = {
         {"8 GPUs (TP 8, PP 1, 2,048 microbatches)",
-         {"cluster.gpus=8", pp + "1", "workload.parallel.pipeline_layer_split=[126]"}},
-        {"16,384 GPUs (TP 8, PP 16, DP 128)", {}},
-        {"16,384 GPUs, interleaved (VPP 2)", {"workload.parallel.virtual_pipeline_model_parallel_size=2"}},
-        {"131,072 GPUs (TP 8, PP 16, DP 1,024)", {"cluster.gpus=131072"}},
+         {"cluster.gpus=8", pp + "1", vpp + "1", "workload.parallel.pipeline_layer_split=[126]"}},
+        {"16,384 GPUs (TP 8, PP 16, VPP 8, DP 128)", {}},
+        {"16,384 GPUs, 1F1B (VPP 1)", {vpp + "1", split16}},
+        {"131,072 GPUs (TP 8, PP 16, VPP 1, DP 1,024)", {"cluster.gpus=131072", vpp + "1", split16}},
     };
     std::printf("fleetsim step model, analytical tier: Llama 3 405B (default scenario), one core\n");
     for (const auto& c : cases) {

@@ -31,6 +31,7 @@ struct Ctx {
   const GpuCompute& gpu;
   const CollectiveModel& net;
   bool flash;
+  double grad_bytes;  // bytes per gradient element (w.training.bytes_per_param)
   // Shapes on one GPU for one microbatch.
   double b, s_loc, s, T, Tsp, h, hd, heads_loc, kv_heads_loc, f, t;
 };
@@ -129,6 +130,15 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
   fwd.memory += c.gpu.memory_bound(elementwise);
   bwd.memory += c.gpu.memory_bound(elementwise * 2.0);
   lc.params += 4.0 * h;  // two norms (replicated over TP)
+  // Gradient accumulation over microbatches: without a GEMM-fused accumulation (Megatron-LM of
+  // 2021: LocalDDP's hook `param.main_grad.add_(param.grad)`; PyTorch DDP/autograd AccumulateGrad
+  // `grad += new_grad`), every microbatch after the first reads the new 16-bit weight gradient and
+  // the accumulator and writes the accumulator back: 3 x bytes_per_param per parameter, a
+  // memory-bound kernel in the backward of every layer ((m - 1) / m of the microbatches).
+  if (c.l.microbatches > 1) {
+    const double share = (c.l.microbatches - 1.0) / c.l.microbatches;
+    bwd.memory += c.gpu.memory_bound(Bytes(share * 3.0 * c.grad_bytes * lc.params));
+  }
 
   // Tensor parallelism (Shoeybi et al. 2019; Korthikanti et al. 2022 Sec. 4.2.2): per layer and
   // pass, two all-reduces of the b s h activation, or with sequence parallelism two all-gathers
@@ -167,9 +177,15 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
   // Host dispatch: the CPU issues kernels asynchronously ahead of the GPU, so a pass costs
   // max(GPU time, kernels x per-kernel host overhead) (small layers are launch-bound); the
   // backward launches about twice the forward's kernels. The excess counts as compute time.
+  // The host issues ~3 PyTorch ops per kernel counted here: views, splits, transposes, the
+  // RNG-state fork/restore around dropout, checkpoint and autograd bookkeeping (Megatron's
+  // ParallelTransformerLayer forward is ~45-50 Python-level ops for the ~15 kernels counted;
+  // megatron/model/transformer.py, 2021-2023). `kernel_launch_overhead` is the host time of one
+  // such op (eager PyTorch from Python: ~10-20 us).
+  constexpr double kHostOpsPerKernel = 3.0;
   auto host_bound = [&](PhaseTime& ph, double kernels) {
     const Seconds gpu_time = ph.math + ph.memory + ph.tp_comm + ph.cp_comm + ph.ep_comm;
-    const Seconds host = c.gpu.launch(kernels);
+    const Seconds host = c.gpu.launch(kernels * kHostOpsPerKernel);
     if (host > gpu_time) ph.memory += host - gpu_time;
   };
   host_bound(fwd, kernels_fwd + 4 + tp_kernels);
@@ -207,7 +223,8 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
   const ModelSpec& m = w.model;
   const double heads = m.num_attention_heads;
   const double groups = m.num_query_groups > 0 ? m.num_query_groups : heads;
-  Ctx c{m, w.parallel, l, gpu, net, w.training.use_flash_attn, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+  Ctx c{m, w.parallel, l, gpu, net, w.training.use_flash_attn,
+        static_cast<double>(w.training.bytes_per_param), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   c.b = l.micro_batch;
   c.s = m.seq_length;
   c.s_loc = c.s / l.cp;

@@ -52,10 +52,20 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
     fwd[static_cast<size_t>(j)] = sc.chunks[static_cast<size_t>(j)].forward_time().si();
     bwd[static_cast<size_t>(j)] = sc.chunks[static_cast<size_t>(j)].backward_time().si();
   }
-  thread_local step::ScheduleTimes with_p2p, without_p2p;
-  step::time_schedule(sched, fwd, bwd, sc.p2p_time.si(), with_p2p);
-  if (l.pp > 1 && sc.p2p_time.si() > 0) step::time_schedule(sched, fwd, bwd, 0.0, without_p2p);
-  else without_p2p = with_p2p;
+  // Point-to-point sends are blocking in Megatron: `_communicate` posts batch_isend_irecv, waits
+  // on every request and then calls torch.cuda.synchronize() (megatron/p2p_communication.py,
+  // 2021; megatron/core/pipeline_parallel/p2p_communication.py, `batch_p2p_sync` default True).
+  // The sending stage is therefore busy for the transfer after each forward (to the next stage)
+  // and each backward (to the previous stage); the receiver starts when the send completes.
+  const double p2p = l.pp > 1 ? sc.p2p_time.si() : 0.0;
+  thread_local std::vector<double> fwd_c, bwd_c;
+  fwd_c = fwd; bwd_c = bwd;
+  for (int j = 0; j < J; ++j) {
+    if (j < J - 1) fwd_c[static_cast<size_t>(j)] += p2p;
+    if (j > 0) bwd_c[static_cast<size_t>(j)] += p2p;
+  }
+  thread_local step::ScheduleTimes with_p2p;
+  step::time_schedule(sched, fwd_c, bwd_c, 0.0, with_p2p);
 
   // Data parallelism: gradient reduction per chunk once its last backward has run (bucketed
   // overlap, Megatron DDP / PyTorch DDP: buckets are reduced as soon as their gradients are
@@ -144,9 +154,15 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   b.tp_comm = busy.tp_comm;
   b.cp_comm = busy.cp_comm;
   b.ep_comm = busy.ep_comm;
-  const double end_p2p = with_p2p.rank_end[cr], end_free = without_p2p.rank_end[cr];
-  b.pp_comm = Seconds(std::max(0.0, end_p2p - end_free));
-  b.bubble = Seconds(std::max(0.0, end_p2p - with_p2p.rank_busy[cr] - b.pp_comm.si()));
+  // Exposed p2p: the blocking sends of the critical rank; bubble: the rest of its idle time.
+  int sends = 0;
+  for (int c = 0; c < l.vpp; ++c) {
+    const int j = c * l.pp + crit;
+    sends += (j < J - 1 ? 1 : 0) + (j > 0 ? 1 : 0);
+  }
+  const double end_p2p = with_p2p.rank_end[cr];
+  b.pp_comm = Seconds(p2p * sends * m);
+  b.bubble = Seconds(std::max(0.0, end_p2p - with_p2p.rank_busy[cr]));
   b.dp_comm = Seconds(dp_exposed[cr]);
   b.optimizer = Seconds(opt_time[cr]);
   b.exposed_comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;

@@ -7,6 +7,7 @@
 #include "sim/app/command.hpp"
 #include "sim/core/error.hpp"
 #include "sim/pipeline/tier.hpp"
+#include "sim/simgrid/simgrid_tier.hpp"
 
 int main(int argc, char** argv) {
   CLI::App app{"fleetsim: a discrete-event simulator of large-model training on GPU clusters.\n"
@@ -14,6 +15,19 @@ int main(int argc, char** argv) {
                "five-factor effective utilization from one scenario file."};
   app.set_version_flag("--version", std::string("fleetsim ") + FLEETSIM_VERSION + " (" + FLEETSIM_GIT_REVISION + ")");
   app.require_subcommand(1);
+  // Expert pass-through to SimGrid (the simgrid tier of step, run, search --verify), given before
+  // or after the subcommand: --sg-cfg network/model:CM02 (repeatable), --sg-verbose.
+  app.fallthrough();
+  auto sg = std::make_shared<fleetsim::SimgridOptions>();
+  app.add_option("--sg-cfg", "SimGrid --cfg setting key:value for the simgrid tier (repeatable)")
+      ->each([sg](const std::string& kv) {
+        sg->cfg.push_back(kv);
+        fleetsim::set_simgrid_default_options(*sg);
+      });
+  app.add_flag_callback("--sg-verbose", [sg] {
+    sg->verbose = true;
+    fleetsim::set_simgrid_default_options(*sg);
+  }, "keep SimGrid's log output");
   fleetsim::app::add_run_command(app);
   fleetsim::app::add_step_command(app);
   fleetsim::app::add_search_command(app);

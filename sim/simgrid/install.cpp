@@ -4,6 +4,10 @@
 #include <mutex>
 #include <utility>
 
+#include <stdexcept>
+#include <string>
+
+#include "sim/core/error.hpp"
 #include "sim/pipeline/tier.hpp"
 #include "sim/simgrid/simgrid_tier.hpp"
 
@@ -29,7 +33,15 @@ void install_simgrid_tier() {
       std::lock_guard<std::mutex> lock(g_defaults_mutex);
       base = defaults();
     }
-    return simgrid_evaluate_step(cluster, workload, simgrid_state_of(state, base));
+    try {
+      return simgrid_evaluate_step(cluster, workload, simgrid_state_of(state, base));
+    } catch (const std::runtime_error& e) {
+      // A --sg-cfg setting SimGrid refuses is bad input, not an internal error.
+      const std::string what = e.what();
+      if (!base.cfg.empty() && what.find("config") != std::string::npos)
+        throw ConfigError("--sg-cfg", "", what.substr(0, what.find('\n')) + " (see SimGrid's --help-cfg for valid keys)");
+      throw;
+    }
   });
 }
 

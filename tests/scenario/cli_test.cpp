@@ -106,3 +106,15 @@ TEST_CASE("list and describe print the catalog with units and sources", "[scenar
   CHECK(bad.code == 2);
   CHECK(bad.out.find("h100-sxm-80gb") != std::string::npos);
 }
+
+TEST_CASE("a layout that does not fit in memory is refused with the numbers, exit code 2", "[scenario]") {
+  const fs::path out = fs::temp_directory_path() / "fleetsim_oom.h5";
+  fs::remove(out);
+  auto o = fleetsim("run --set workload.training.micro_batch_size=8 --set workload.training.global_batch_size=16384 -o " +
+                        out.string(),
+                    true);
+  CHECK(o.code == 2);
+  CHECK(o.out.find("does not fit in GPU memory") != std::string::npos);
+  CHECK(o.out.find("GiB usable") != std::string::npos);
+  CHECK_FALSE(fs::exists(out));
+}

@@ -157,6 +157,7 @@ ParallelSpec build_parallel(const ParamSet& p) {
   if (s.use_distributed_optimizer && s.zero_stage == 0) s.zero_stage = 1;
   s.overlap_grad_reduce = p.flag("overlap_grad_reduce");
   s.overlap_param_gather = p.flag("overlap_param_gather");
+  s.fsdp_reshard_after_forward = p.flag("fsdp_reshard_after_forward");
   for (long long v : p.at("pipeline_layer_split").ints) s.pipeline_layer_split.push_back(static_cast<int>(v));
   s.rank_order = p.text("rank_order");
   return s;

@@ -158,6 +158,9 @@ S parallel_schema() {
       integer("zero_stage", "0", "0-3; 3 = FSDP-style parameter sharding", 0, 3),
       boolean("overlap_grad_reduce", "true", "overlap DP gradient reduction with backward (bucketed)"),
       boolean("overlap_param_gather", "true", "overlap parameter all-gather with forward"),
+      boolean("fsdp_reshard_after_forward", "true",
+              "ZeRO-3/FSDP: free gathered weights after each forward and re-gather for the backward "
+              "(false: keep them, Llama 3 §3.3.2; costs memory, saves one all-gather per microbatch)"),
       int_list("pipeline_layer_split",
                "layers per pipeline stage, or per model chunk in model order (PP x VPP entries, zeros allowed); empty = even"),
       choice("rank_order", {"tp-cp-dp-pp", "tp-cp-pp-dp", "tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"}, "tp-cp-dp-pp",

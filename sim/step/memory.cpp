@@ -83,8 +83,11 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
       return sharded ? pd * bytes_per_param / shard_dense + pe * bytes_per_param / shard_expert
                      : p * bytes_per_param;
     };
-    s.weights = Bytes(shard(wb, zero >= 3));
-    if (zero >= 3) s.weights += Bytes(2.0 * largest_chunk * wb);
+    // Without resharding after forward (Llama 3 §3.3.2), a chunk's gathered weights stay until its
+    // backward; with microbatches of every chunk in flight that is the whole stage unsharded.
+    const bool sharded_weights = zero >= 3 && par.fsdp_reshard_after_forward;
+    s.weights = Bytes(shard(wb, sharded_weights));
+    if (sharded_weights) s.weights += Bytes(2.0 * largest_chunk * wb);
     s.gradients = Bytes(shard(4.0, zero >= 2));
     s.optimizer = Bytes(shard(12.0, zero >= 1));
     s.activations = per_layer * in_flight.peak_layer_microbatches[static_cast<size_t>(r)] + working;

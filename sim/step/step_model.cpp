@@ -128,6 +128,23 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
       } else {
         exposed += ag;
       }
+      if (par.zero_stage >= 3) {
+        // ZeRO-3 / FSDP holds only the chunk computing and the one prefetched unsharded
+        // (memory.cpp), so each microbatch re-gathers every chunk's weights before its forward
+        // and, when resharded after forward, again before its backward (Rajbhandari et al. 2020,
+        // ZeRO §7.2.2: parameter all-gathers in forward and backward; PyTorch FSDP
+        // reshard_after_forward; Llama 3 §3.3.2 keeps them after forward). The gather above is
+        // one of them. They are prefetched behind the rank's own compute; what exceeds it shows.
+        const double gathers = (par.fsdp_reshard_after_forward ? 2.0 : 1.0) * l.microbatches - 1.0;
+        const double extra = std::max(0.0, gathers) * ag;
+        double busy_r = 0;
+        for (int c = 0; c < l.vpp; ++c) {
+          const auto jj = static_cast<size_t>(c * l.pp + r);
+          busy_r += (fwd[jj] + bwd[jj]) * l.microbatches;
+        }
+        total += extra;
+        exposed += std::max(0.0, extra - busy_r);
+      }
     }
     const double local_params = sharded ? (p - pe) / shard_dense + pe / shard_expert : p;
     const double opt = gpu.memory_bound(Bytes(local_params * kOptimizerBytesPerParam)).si() +

@@ -43,6 +43,7 @@ struct ParallelSpec {
   int zero_stage = 0;                            // 0..3; 1 = distributed optimizer, 3 = FSDP
   bool overlap_grad_reduce = true;               // bucketed overlap of DP reduce with backward
   bool overlap_param_gather = true;
+  bool fsdp_reshard_after_forward = true;        // ZeRO-3: re-gather weights for the backward too
   std::vector<int> pipeline_layer_split;         // layers per pipeline stage; empty = even
   // Rank order, innermost first (Megatron-core RankGenerator `order`): "tp-cp-dp-pp" (Megatron
   // default) or "tp-cp-pp-dp" (Llama 3, Sec. 3.3.2: DP outermost). Decides which GPUs a group spans.

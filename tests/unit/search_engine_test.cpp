@@ -3,6 +3,8 @@
 // every feasible layout.
 #include <catch2/catch.hpp>
 
+#include "tests/unit/test_cluster.hpp"
+
 #include <cstdlib>
 #include <string>
 
@@ -26,24 +28,7 @@ Scenario gpt_on_a100(int gpus, int layers = 24, int hidden = 2304, int heads = 2
   Scenario s;
   s.file = "test";
   s.description = "test GPT";
-  ClusterSpec& c = s.cluster;
-  c.gpus = gpus;
-  c.gpu.name = "test-gpu";
-  c.gpu.memory = units::gib(80);
-  c.gpu.hbm_bandwidth = BytesPerSecond(2e12);
-  c.gpu.peak_bf16 = units::tflop_per_s(312);
-  c.gpu.sm_count = 108;
-  c.gpu.gemm_efficiency = 0.8;
-  c.gpu.gemm_half_efficiency_work = Flops(5e9);
-  c.gpu.attention_efficiency = 0.6;
-  c.gpu.hbm_efficiency = 0.8;
-  c.gpu.kernel_launch_overhead = Seconds(5e-6);
-  c.gpu.usable_memory_reserve = units::gib(3);
-  c.node.nvlink_bandwidth = units::gb_per_s(300);
-  c.node.nvlink_latency = Seconds(2e-6);
-  c.node.nic_bandwidth = units::gbit_per_s(200);
-  c.fabric.link_bandwidth = units::gbit_per_s(200);
-  c.fabric.hop_latency = Seconds(1e-6);
+  s.cluster = testing::a100_like_cluster(gpus);
   ModelSpec& m = s.workload.model;
   m.name = "gpt-test";
   m.num_layers = layers;

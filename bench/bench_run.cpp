@@ -12,15 +12,13 @@
 
 #include "sim/run/validation.hpp"
 
+#include "bench/peak_memory.hpp"
+
 using namespace fleetsim;
 
 namespace {
 
-double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024.0;  // Linux reports KiB
-}
+using bench_util::peak_rss_mib;
 
 void bench(const char* name, RunInputs in, int threads, double target_s) {
   const auto t0 = std::chrono::steady_clock::now();

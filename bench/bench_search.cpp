@@ -17,15 +17,13 @@
 #include "sim/config/load.hpp"
 #include "sim/search/search.hpp"
 
+#include "bench/peak_memory.hpp"
+
 using namespace fleetsim;
 
 namespace {
 
-double peak_rss_mib() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return u.ru_maxrss / 1024.0;  // Linux reports KiB
-}
+using bench_util::peak_rss_mib;
 
 void report(const char* label, const search::SearchResult& r) {
   long long rules = 0, memory = 0;

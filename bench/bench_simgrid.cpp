@@ -15,15 +15,13 @@
 #include "sim/simgrid/simgrid_tier.hpp"
 #include "sim/step/step_model.hpp"
 
+#include "bench/peak_memory.hpp"
+
 using namespace fleetsim;
 
 namespace {
 
-double peak_rss_mib(int who) {
-  rusage ru{};
-  getrusage(who, &ru);
-  return ru.ru_maxrss / 1024.0;
-}
+using bench_util::peak_rss_mib;
 
 void bench(const std::string& label, const Scenario& s, const SimgridOptions& o = {}) {
   const auto t0 = std::chrono::steady_clock::now();

@@ -341,6 +341,7 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.workload.training.global_batch_size = tr.integer("global_batch_size");
   s.workload.training.train_tokens = tr.get<Tokens>("train_tokens");
   s.workload.training.use_flash_attn = tr.flag("use_flash_attn");
+  s.workload.training.precision = tr.text("precision") == "fp16" ? Precision::Fp16 : Precision::Bf16;
   s.failures = build_failures(p.sub("failures"));
   s.recovery = build_recovery(p.sub("recovery"));
   s.checkpoint = build_checkpoint(p.sub("checkpoint"));

@@ -174,6 +174,9 @@ S training_schema() {
       integer("global_batch_size", "", "sequences per iteration"),
       quantity("train_tokens", dim<Tokens>(), "0T", "tokens to train (0 = until run.duration ends)", 0, false),
       boolean("use_flash_attn", "true", "fused (flash) attention; false = unfused softmax over s x s (Megatron SC'21)"),
+      choice("precision", {"bf16", "fp16"}, "bf16",
+             "16-bit format: bf16 accumulates and reduces gradients in fp32 (Megatron, Llama 3 §3.3.2); "
+             "fp16 reduces 16-bit gradients and pays loss-scaling passes in the optimizer (Megatron SC'21)"),
   });
 }
 

@@ -6,7 +6,7 @@
 //    sim/step/stage_costs, schedule from sim/step/pipeline_schedule, p2p over real routes) and one
 //    contended ring step of each data-parallel gradient group (dense, expert), scaled to the
 //    reduce-scatter / all-reduce / all-gather of every chunk's gradients by their byte count.
-// 3. The iteration is composed exactly as the analytical tier composes it (sim/step/step_model.cpp:
+// 3. The iteration is composed by the analytical tier's own composition (sim/step/compose.cpp:
 //    bucketed gradient reduction after each chunk's last backward, parameter all-gather, optimizer),
 //    with the simulated finish times, last-backward times and collective times in place of the
 //    analytical ones. So on a contention-free fabric both tiers agree, and every difference is
@@ -18,6 +18,7 @@
 #include "sim/simgrid/simgrid_tier.hpp"
 #include "sim/simgrid/tier_internal.hpp"
 #include "sim/step/collectives.hpp"
+#include "sim/step/compose.hpp"
 #include "sim/step/gemm_efficiency.hpp"
 #include "sim/step/pipeline_schedule.hpp"
 #include "sim/step/stage_costs.hpp"
@@ -99,7 +100,6 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
   const ParallelSpec& par = w.parallel;
   const bool sharded = par.use_distributed_optimizer || par.zero_stage >= 1;
   const Collective grad_kind = sharded ? Collective::ReduceScatter : Collective::AllReduce;
-  const double gb = w.training.bytes_per_param;
   std::optional<PendingCollective> dense_p, expert_p;
   if (vol.dp_grad_per_rank.si() > 0 && vol.dp_grad_group.size > 1)
     dense_p.emplace(start_collective(setup, SimgridCollective::ReduceScatter,
@@ -139,78 +139,30 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
     lb_end = free_p2p.last_backward_end;
   }
 
-  // 3. Composition, as in sim/step/step_model.cpp.
-  auto grad_time = [&](const step::ChunkCost& c) {
-    double t = 0;
-    if (dense) t += dense->time(grad_kind, (c.params - c.expert_params) * gb);
-    if (expert) t += expert->time(grad_kind, c.expert_params * gb);
-    return t;
-  };
-  auto gather_time = [&](double params, double expert_params) {
-    double t = 0;
-    if (dense) t += dense->time(Collective::AllGather, (params - expert_params) * gb);
-    if (expert) t += expert->time(Collective::AllGather, expert_params * gb);
-    return t;
-  };
-  const double bucket_params = std::max(4.0e7, 1.0e6 * l.dp);  // Megatron DDP bucket size
-  const double shard_dense = static_cast<double>(l.dp) * l.cp;
-  const double shard_expert = std::max(1.0, shard_dense / l.ep);
-  auto local_params = [&](int r) {
-    const double p = sc.rank_params[static_cast<size_t>(r)], pe = sc.rank_expert_params[static_cast<size_t>(r)];
-    return sharded ? (p - pe) / shard_dense + pe / shard_expert : p;
-  };
-  // The optimizer is memory-bound on the local shard: the analytical tier's time on its critical
-  // rank, in proportion to each rank's shard.
+  // 3. Composition (sim/step/compose.cpp) with the simulated times. The optimizer is
+  // memory-bound on the local shard: the analytical tier's time on its critical rank, in
+  // proportion to each rank's shard.
+  const double weight_b = w.training.bytes_per_param;
+  const double grad_b = w.training.grad_bytes();
   const double opt_ref = analytical.breakdown.optimizer.si();
-  const double params_ref = std::max(1.0, local_params(analytical.critical_stage));
-
-  double best = -1;
-  int crit = 0;
-  std::vector<double> dp_exposed(static_cast<size_t>(l.pp)), dp_total(static_cast<size_t>(l.pp)),
-      opt_time(static_cast<size_t>(l.pp));
-  for (int r = 0; r < l.pp; ++r) {
-    const double end = rank_end[static_cast<size_t>(r)];
-    double queue = 0, total = 0;
-    for (int c = l.vpp - 1; c >= 0; --c) {
-      const int j = c * l.pp + r;
-      const auto& ch = sc.chunks[static_cast<size_t>(j)];
-      const double t = grad_time(ch);
-      total += t;
-      if (l.dp * l.cp <= 1 && ch.expert_params <= 0) continue;
-      if (par.overlap_grad_reduce) {
-        const double buckets = std::max(1.0, std::ceil(ch.params / bucket_params));
-        const double start = std::max(queue, lb_start[static_cast<size_t>(j)]);
-        queue = std::max(start + t, lb_end[static_cast<size_t>(j)] + t / buckets);
-      } else {
-        queue = std::max(queue, end) + t;
-      }
-    }
-    double exposed = std::max(end, queue) - end;
-    const double p = sc.rank_params[static_cast<size_t>(r)], pe = sc.rank_expert_params[static_cast<size_t>(r)];
-    if (sharded) {
-      const double ag = gather_time(p, pe);
-      total += ag;
-      if (par.overlap_param_gather) {
-        const double first = sc.chunks[static_cast<size_t>(r)].params;
-        const double buckets = std::max(1.0, std::ceil(first / bucket_params));
-        exposed += ag * (first / std::max(1.0, p)) / buckets;
-      } else {
-        exposed += ag;
-      }
-    }
-    const double opt = opt_ref * local_params(r) / params_ref;
-    dp_exposed[static_cast<size_t>(r)] = exposed;
-    dp_total[static_cast<size_t>(r)] = total;
-    opt_time[static_cast<size_t>(r)] = opt;
-    if (end + exposed + opt > best) {
-      best = end + exposed + opt;
-      crit = r;
-    }
-  }
+  const double params_ref = std::max(1.0, step::local_optimizer_params(sc, par, analytical.critical_stage));
+  step::DataParallelCosts costs;
+  costs.reduce_gradients = [&](double dense_params, double expert_params) {
+    return (dense ? dense->time(grad_kind, dense_params * grad_b) : 0.0) +
+           (expert ? expert->time(grad_kind, expert_params * grad_b) : 0.0);
+  };
+  costs.gather_weights = [&](double dense_params, double expert_params) {
+    return (dense ? dense->time(Collective::AllGather, dense_params * weight_b) : 0.0) +
+           (expert ? expert->time(Collective::AllGather, expert_params * weight_b) : 0.0);
+  };
+  costs.optimizer = [&](int r) { return opt_ref * step::local_optimizer_params(sc, par, r) / params_ref; };
+  const step::Composition comp =
+      step::compose_iteration(sc, par, {rank_end, lb_start, lb_end}, costs);
+  const int crit = comp.critical_rank;
 
   StepResult res = analytical;
   res.tier = "simgrid";
-  res.iteration_time = Seconds(best);
+  res.iteration_time = Seconds(comp.iteration_time);
   res.critical_stage = crit;
   const auto cr = static_cast<size_t>(crit);
   step::PhaseTime busy;
@@ -233,11 +185,11 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
   const double busy_sum = free_p2p.rank_busy[cr];
   b.pp_comm = Seconds(std::max(0.0, rank_end[cr] - free_p2p.rank_end[cr]));
   b.bubble = Seconds(std::max(0.0, rank_end[cr] - busy_sum - b.pp_comm.si()));
-  b.dp_comm = Seconds(dp_exposed[cr]);
-  b.optimizer = Seconds(opt_time[cr]);
+  b.dp_comm = Seconds(comp.dp_exposed[cr]);
+  b.optimizer = Seconds(comp.optimizer[cr]);
   b.exposed_comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
   b.overlapped_comm = Seconds(std::max(0.0, scales.cp * cp_total - cp_exposed)) +
-                      Seconds(std::max(0.0, dp_total[cr] - dp_exposed[cr]));
+                      Seconds(std::max(0.0, comp.dp_total[cr] - comp.dp_exposed[cr]));
 
   const double gpu_seconds = res.iteration_time.si() * l.gpus;
   res.model_flops_per_gpu = FlopsPerSecond(res.model_flops_per_iteration.si() / gpu_seconds);

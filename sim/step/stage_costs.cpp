@@ -31,7 +31,8 @@ struct Ctx {
   const GpuCompute& gpu;
   const CollectiveModel& net;
   bool flash;
-  double grad_bytes;  // bytes per gradient element (w.training.bytes_per_param)
+  double weight_bytes;  // bytes per 16-bit weight / new gradient element (w.training.bytes_per_param)
+  double acc_bytes;     // bytes per accumulated gradient element (fp32 with bf16, TrainingSpec)
   // Shapes on one GPU for one microbatch.
   double b, s_loc, s, T, Tsp, h, hd, heads_loc, kv_heads_loc, f, t;
 };
@@ -133,11 +134,12 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
   // Gradient accumulation over microbatches: without a GEMM-fused accumulation (Megatron-LM of
   // 2021: LocalDDP's hook `param.main_grad.add_(param.grad)`; PyTorch DDP/autograd AccumulateGrad
   // `grad += new_grad`), every microbatch after the first reads the new 16-bit weight gradient and
-  // the accumulator and writes the accumulator back: 3 x bytes_per_param per parameter, a
+  // the accumulator (fp32 under bf16, 16-bit under fp16) and writes the accumulator back, a
   // memory-bound kernel in the backward of every layer ((m - 1) / m of the microbatches).
   if (c.l.microbatches > 1) {
     const double share = (c.l.microbatches - 1.0) / c.l.microbatches;
-    bwd.memory += c.gpu.memory_bound(Bytes(share * 3.0 * c.grad_bytes * lc.params));
+    const double bytes = c.weight_bytes + 2.0 * c.acc_bytes;
+    bwd.memory += c.gpu.memory_bound(Bytes(share * bytes * lc.params));
   }
 
   // Tensor parallelism (Shoeybi et al. 2019; Korthikanti et al. 2022 Sec. 4.2.2): per layer and
@@ -224,7 +226,8 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
   const double heads = m.num_attention_heads;
   const double groups = m.num_query_groups > 0 ? m.num_query_groups : heads;
   Ctx c{m, w.parallel, l, gpu, net, w.training.use_flash_attn,
-        static_cast<double>(w.training.bytes_per_param), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        static_cast<double>(w.training.bytes_per_param), w.training.grad_bytes(),
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   c.b = l.micro_batch;
   c.s = m.seq_length;
   c.s_loc = c.s / l.cp;
@@ -253,15 +256,24 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
     emb_b.tp_comm = w.parallel.sequence_parallel ? net.time(Collective::AllGather, full, l.tp_group) : Seconds(0);
   }
   // Logits and loss (last chunk): final norm, [SP all-gather], the vocab-parallel logits GEMM,
-  // fused vocab-parallel cross-entropy in fp32 (max, exp-sum, loss: ~10 bytes per logit
-  // forward, ~6 backward).
+  // then Megatron's vocab-parallel cross-entropy in fp32, one PyTorch op per pass over the
+  // logits (megatron/mpu/cross_entropy.py, 2021; megatron/core/tensor_parallel/cross_entropy.py
+  // without --cross-entropy-loss-fusion). Forward: the 16-bit logits cast to fp32 (read 2,
+  // write 4), max (read 4), subtract max in place (8), exp in place (8), sum (4), divide in place
+  // to keep the softmax for backward (8): 38 B per logit. Backward: scale the saved softmax by
+  // the loss gradient in place (8), cast back to 16 bits (read 4, write 2): 14 B per logit.
+  constexpr double kLossForwardBytesPerLogit = 38.0;
+  constexpr double kLossBackwardBytesPerLogit = 14.0;
   PhaseTime log_f, log_b;
   {
     PhaseTime f, b;
     const double vocab_loc = static_cast<double>(m.vocab_size) / c.t;
+    const double logits = c.T * vocab_loc;
     add_gemm(c, f, b, c.T, vocab_loc, c.h);
-    f.memory += gpu.memory_bound(Bytes(c.T * vocab_loc * 10.0 + 2.0 * c.Tsp * c.h * kAct)) + gpu.launch(8);
-    b.memory += gpu.memory_bound(Bytes(c.T * vocab_loc * 6.0 + 4.0 * c.Tsp * c.h * kAct)) + gpu.launch(8);
+    f.memory += gpu.memory_bound(Bytes(logits * kLossForwardBytesPerLogit + 2.0 * c.Tsp * c.h * kAct)) +
+                gpu.launch(8);
+    b.memory += gpu.memory_bound(Bytes(logits * kLossBackwardBytesPerLogit + 4.0 * c.Tsp * c.h * kAct)) +
+                gpu.launch(8);
     if (l.tp > 1 && w.parallel.sequence_parallel) {
       const Bytes full(c.T * c.h * kAct);
       f.tp_comm = net.time(Collective::AllGather, full, l.tp_group);
@@ -320,7 +332,7 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
   v.tp_per_layer_forward = dense.tp_bytes;
   v.cp_kv_per_layer_forward = dense.cp_bytes;
   v.ep_per_layer_forward = moe.ep_bytes;
-  const double grad_bytes = w.training.bytes_per_param;  // gradients reduced in 16-bit
+  const double grad_bytes = w.training.grad_bytes();  // fp32 under bf16, 16-bit under fp16
   const double rank0_params = *std::max_element(sc.rank_params.begin(), sc.rank_params.end());
   const double rank0_expert = *std::max_element(sc.rank_expert_params.begin(), sc.rank_expert_params.end());
   v.dp_grad_per_rank = Bytes((rank0_params - rank0_expert) * grad_bytes);

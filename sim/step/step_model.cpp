@@ -5,6 +5,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/step/collectives.hpp"
+#include "sim/step/compose.hpp"
 #include "sim/step/flops.hpp"
 #include "sim/step/gemm_efficiency.hpp"
 #include "sim/step/pipeline_schedule.hpp"
@@ -27,10 +28,17 @@ const step::InFlight& cached_in_flight(const step::PipelineSchedule& s, const st
   return value;
 }
 
-// Adam step on the local shard: reads and writes fp32 master weights, m and v (24 B), reads the
-// fp32 gradient (4 B), writes the 16-bit weight (2 B); the gradient-norm pass reads the gradient
-// again (4 B): 34 B per parameter through HBM (memory-bound, Megatron's fused multi-tensor Adam).
-constexpr double kOptimizerBytesPerParam = 34.0;
+// Optimizer step on the local shard, memory-bound, bytes per parameter through HBM (Megatron's
+// MixedPrecisionOptimizer.step: megatron/optimizer/optimizer.py, 2021; megatron/core/optimizer):
+// gradient-norm pass for clipping (read the fp32 gradient, 4 B); fused multi-tensor Adam (read
+// fp32 master weight, gradient, m, v; write weight, m, v: 28 B); copy the fp32 master weights to
+// the 16-bit model weights (read 4, write 2: 6 B). bf16: 38 B. fp16 adds the copy of the 16-bit
+// model gradients to fp32 main gradients (read 2, write 4) and the loss-scale unscale with its
+// inf/NaN check (read 4, write 4): 52 B.
+double optimizer_bytes_per_param(Precision precision) {
+  const double common = 4.0 + 28.0 + 6.0;
+  return precision == Precision::Fp16 ? common + 6.0 + 8.0 : common;
+}
 
 }  // namespace
 
@@ -67,97 +75,35 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   thread_local step::ScheduleTimes with_p2p;
   step::time_schedule(sched, fwd_c, bwd_c, 0.0, with_p2p);
 
-  // Data parallelism: gradient reduction per chunk once its last backward has run (bucketed
-  // overlap, Megatron DDP / PyTorch DDP: buckets are reduced as soon as their gradients are
-  // complete, Li et al. VLDB 2020), then the optimizer, then (distributed optimizer / ZeRO /
-  // FSDP) the parameter all-gather, overlapped with the next iteration's first forward.
+  // Data parallelism and the optimizer (compose.cpp), with the α-β collective times.
   const ParallelSpec& par = w.parallel;
   const bool sharded = par.use_distributed_optimizer || par.zero_stage >= 1;
   const Collective grad_kind = sharded ? Collective::ReduceScatter : Collective::AllReduce;
-  const double gb = w.training.bytes_per_param;
+  const double weight_b = w.training.bytes_per_param;  // 16-bit weights gathered
+  const double grad_b = w.training.grad_bytes();       // gradients reduced (fp32 under bf16)
   const auto& vol = sc.volumes;
-  auto grad_time = [&](const step::ChunkCost& c) {
-    return net.time(grad_kind, Bytes((c.params - c.expert_params) * gb), vol.dp_grad_group) +
-           net.time(grad_kind, Bytes(c.expert_params * gb), vol.expert_dp_group);
+  step::DataParallelCosts costs;
+  costs.reduce_gradients = [&](double dense, double expert) {
+    return (net.time(grad_kind, Bytes(dense * grad_b), vol.dp_grad_group) +
+            net.time(grad_kind, Bytes(expert * grad_b), vol.expert_dp_group)).si();
   };
-  auto gather_time = [&](double params, double expert_params) {
-    return net.time(Collective::AllGather, Bytes((params - expert_params) * gb), vol.dp_grad_group) +
-           net.time(Collective::AllGather, Bytes(expert_params * gb), vol.expert_dp_group);
+  costs.gather_weights = [&](double dense, double expert) {
+    return (net.time(Collective::AllGather, Bytes(dense * weight_b), vol.dp_grad_group) +
+            net.time(Collective::AllGather, Bytes(expert * weight_b), vol.expert_dp_group)).si();
   };
-  // Megatron DDP bucket size: max(40M, 1M x DP) parameters (megatron/core/distributed).
-  const double bucket_params = std::max(4.0e7, 1.0e6 * l.dp);
-  const double shard_dense = static_cast<double>(l.dp) * l.cp;
-  const double shard_expert = std::max(1.0, shard_dense / l.ep);
-
+  costs.optimizer = [&](int r) {
+    const double params = step::local_optimizer_params(sc, par, r);
+    return gpu.memory_bound(Bytes(params * optimizer_bytes_per_param(w.training.precision))).si() +
+           gpu.launch(20).si();
+  };
+  const step::Composition comp = step::compose_iteration(
+      sc, par, {with_p2p.rank_end, with_p2p.last_backward_start, with_p2p.last_backward_end}, costs);
+  const int crit = comp.critical_rank;
   StepResult res;
-  double best_end = -1;
-  int crit = 0;
-  std::vector<double> dp_exposed(static_cast<size_t>(l.pp)), dp_total(static_cast<size_t>(l.pp)),
-      opt_time(static_cast<size_t>(l.pp));
-  for (int r = 0; r < l.pp; ++r) {
-    const double end = with_p2p.rank_end[static_cast<size_t>(r)];
-    // Chunks of this rank in the order their gradients complete.
-    double queue = 0, total = 0;
-    double last_done = end;
-    for (int c = l.vpp - 1; c >= 0; --c) {
-      const int j = c * l.pp + r;
-      const auto& ch = sc.chunks[static_cast<size_t>(j)];
-      const double t = grad_time(ch).si();
-      total += t;
-      if (l.dp * l.cp <= 1 && ch.expert_params <= 0) continue;
-      if (par.overlap_grad_reduce) {
-        const double buckets = std::max(1.0, std::ceil(ch.params / bucket_params));
-        const double start = std::max(queue, with_p2p.last_backward_start[static_cast<size_t>(j)]);
-        queue = std::max(start + t, with_p2p.last_backward_end[static_cast<size_t>(j)] + t / buckets);
-      } else {
-        queue = std::max(queue, end) + t;
-      }
-    }
-    last_done = std::max(end, queue);
-    double exposed = last_done - end;
-    const double p = sc.rank_params[static_cast<size_t>(r)];
-    const double pe = sc.rank_expert_params[static_cast<size_t>(r)];
-    if (sharded) {
-      const double ag = gather_time(p, pe).si();
-      total += ag;
-      if (par.overlap_param_gather) {
-        // Only the first bucket of the first chunk must arrive before the forward can start.
-        const double first = sc.chunks[static_cast<size_t>(r)].params;
-        const double buckets = std::max(1.0, std::ceil(first / bucket_params));
-        exposed += ag * (first / std::max(1.0, p)) / buckets;
-      } else {
-        exposed += ag;
-      }
-      if (par.zero_stage >= 3) {
-        // ZeRO-3 / FSDP holds only the chunk computing and the one prefetched unsharded
-        // (memory.cpp), so each microbatch re-gathers every chunk's weights before its forward
-        // and, when resharded after forward, again before its backward (Rajbhandari et al. 2020,
-        // ZeRO §7.2.2: parameter all-gathers in forward and backward; PyTorch FSDP
-        // reshard_after_forward; Llama 3 §3.3.2 keeps them after forward). The gather above is
-        // one of them. They are prefetched behind the rank's own compute; what exceeds it shows.
-        const double gathers = (par.fsdp_reshard_after_forward ? 2.0 : 1.0) * l.microbatches - 1.0;
-        const double extra = std::max(0.0, gathers) * ag;
-        double busy_r = 0;
-        for (int c = 0; c < l.vpp; ++c) {
-          const auto jj = static_cast<size_t>(c * l.pp + r);
-          busy_r += (fwd[jj] + bwd[jj]) * l.microbatches;
-        }
-        total += extra;
-        exposed += std::max(0.0, extra - busy_r);
-      }
-    }
-    const double local_params = sharded ? (p - pe) / shard_dense + pe / shard_expert : p;
-    const double opt = gpu.memory_bound(Bytes(local_params * kOptimizerBytesPerParam)).si() +
-                       gpu.launch(20).si();
-    dp_exposed[static_cast<size_t>(r)] = exposed;
-    dp_total[static_cast<size_t>(r)] = total;
-    opt_time[static_cast<size_t>(r)] = opt;
-    const double rank_total = end + exposed + opt;
-    if (rank_total > best_end) { best_end = rank_total; crit = r; }
-  }
-  const auto cr = static_cast<size_t>(crit);
-  res.iteration_time = Seconds(best_end);
+  res.iteration_time = Seconds(comp.iteration_time);
   res.critical_stage = crit;
+
+  const auto cr = static_cast<size_t>(crit);
 
   // Breakdown on the critical rank.
   step::PhaseTime busy;
@@ -180,10 +126,10 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   const double end_p2p = with_p2p.rank_end[cr];
   b.pp_comm = Seconds(p2p * sends * m);
   b.bubble = Seconds(std::max(0.0, end_p2p - with_p2p.rank_busy[cr]));
-  b.dp_comm = Seconds(dp_exposed[cr]);
-  b.optimizer = Seconds(opt_time[cr]);
+  b.dp_comm = Seconds(comp.dp_exposed[cr]);
+  b.optimizer = Seconds(comp.optimizer[cr]);
   b.exposed_comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
-  b.overlapped_comm = busy.cp_hidden + Seconds(std::max(0.0, dp_total[cr] - dp_exposed[cr]));
+  b.overlapped_comm = busy.cp_hidden + Seconds(std::max(0.0, comp.dp_total[cr] - comp.dp_exposed[cr]));
 
   // FLOPs and utilization (PaLM App. B definitions, see flops.hpp).
   res.model_flops_per_iteration = step::model_flops_per_iteration(w);

@@ -93,6 +93,7 @@ StepCase vtrain_case(const CsvTable& t, size_t i, const std::string& source) {
       set(kPar + "overlap_grad_reduce", "false"),
       set(kTrain + "micro_batch_size", t.num(i, "micro_batch_size_seqs")),
       set(kTrain + "global_batch_size", t.num(i, "global_batch_size_seqs")),
+      set(kTrain + "precision", "fp16"),  // caveat 2
   };
   c.use_flash_attn = false;
   return c;
@@ -189,6 +190,7 @@ std::vector<StepCase> megatron_sc21_table1_cases() {
         set(kPar + "overlap_grad_reduce", run.at(k, "ddp_impl") == "torch" ? "true" : "false"),
         set(kTrain + "micro_batch_size", run.num(k, "micro_batch_size")),
         set(kTrain + "global_batch_size", t.num(i, "global_batch_size_sequences")),
+        set(kTrain + "precision", "fp16"),  // examples/sc21/CONFIG.sh: --fp16 --loss-scale 8192
     };
     c.use_flash_attn = false;
     load(c);

@@ -50,6 +50,12 @@ struct ParallelSpec {
   std::string rank_order = "tp-cp-dp-pp";
 };
 
+// Mixed-precision regime. bf16: Megatron-LM forces `accumulate_allreduce_grads_in_fp32` (fp32
+// gradient accumulation and reduction; Llama 3 does the same, arXiv:2407.21783 §3.3.2), no loss
+// scaling. fp16 (Megatron SC'21, Megatron-DeepSpeed): 16-bit gradients reduced in 16 bits, then
+// copied to fp32 main gradients and unscaled with an inf/NaN check (dynamic loss scaling).
+enum class Precision { Bf16, Fp16 };
+
 struct TrainingSpec {
   int micro_batch_size = 1;                      // sequences
   int global_batch_size = 1;                     // sequences
@@ -57,6 +63,9 @@ struct TrainingSpec {
   int bytes_per_param = 2;                       // BF16 weights in compute
   bool use_flash_attn = true;                    // fused (flash) attention; false = unfused
                                                  // softmax over the s x s scores (Megatron 2021)
+  Precision precision = Precision::Bf16;
+  // Bytes of one gradient element as accumulated over microbatches and reduced over DP.
+  [[nodiscard]] double grad_bytes() const { return precision == Precision::Bf16 ? 4.0 : 2.0; }
 };
 
 struct WorkloadSpec {

@@ -1,0 +1,47 @@
+// The end of an iteration after the pipeline: data-parallel gradient reduction (bucketed, behind
+// the backward of the remaining chunks), the parameter all-gather of sharded optimizers
+// (ZeRO-1/2 once, ZeRO-3/FSDP per microbatch), and the optimizer step; the slowest pipeline rank
+// ends the iteration. One composition for both tiers: the analytical tier passes its own
+// schedule and α-β collective times, the SimGrid tier the simulated ones, so on a
+// contention-free fabric the two agree by construction.
+#pragma once
+
+#include <functional>
+#include <vector>
+
+#include "sim/step/stage_costs.hpp"
+#include "sim/workload/specs.hpp"
+
+namespace fleetsim::step {
+
+// The pipeline as it ran: per rank its finish time, per chunk (global chunk index) the start and
+// end of its last backward.
+struct PipelineTimes {
+  const std::vector<double>& rank_end;
+  const std::vector<double>& last_backward_start;
+  const std::vector<double>& last_backward_end;
+};
+
+// Seconds of the data-parallel collectives of `dense` + `expert` parameters, and of the
+// optimizer step of one pipeline rank.
+struct DataParallelCosts {
+  std::function<double(double dense, double expert)> reduce_gradients;
+  std::function<double(double dense, double expert)> gather_weights;
+  std::function<double(int rank)> optimizer;
+};
+
+struct Composition {
+  double iteration_time = 0;
+  int critical_rank = 0;
+  // Per pipeline rank.
+  std::vector<double> dp_exposed, dp_total, optimizer;
+};
+
+[[nodiscard]] Composition compose_iteration(const StageCosts& sc, const ParallelSpec& par,
+                                            const PipelineTimes& pipe, const DataParallelCosts& costs);
+
+// Parameters whose optimizer state one GPU of pipeline rank `rank` updates (its shard when the
+// optimizer is distributed).
+[[nodiscard]] double local_optimizer_params(const StageCosts& sc, const ParallelSpec& par, int rank);
+
+}  // namespace fleetsim::step

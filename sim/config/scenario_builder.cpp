@@ -3,6 +3,7 @@
 #include <numeric>
 
 #include "sim/core/error.hpp"
+#include "sim/workload/layout_rules.hpp"
 
 namespace fleetsim::config {
 
@@ -246,11 +247,8 @@ const std::string& origin_of(const ParamSet& section, const std::string& key, co
 void check_layout(Scenario& s, const std::string& file) {
   const auto& m = s.workload.model;
   auto& par = s.workload.parallel;
-  const auto& tr = s.workload.training;
   const int gpus = s.cluster.gpus;
-  const int tp = par.tensor_model_parallel_size, pp = par.pipeline_model_parallel_size,
-            cp = par.context_parallel_size, ep = par.expert_model_parallel_size,
-            vpp = par.virtual_pipeline_model_parallel_size;
+  const int pp = par.pipeline_model_parallel_size, vpp = par.virtual_pipeline_model_parallel_size;
   const std::string P = "workload.parallel.";
   auto fail = [&](const std::string& key, const std::string& msg) { throw ConfigError(file, key, msg); };
 
@@ -258,29 +256,13 @@ void check_layout(Scenario& s, const std::string& file) {
     fail("cluster.gpus", std::to_string(gpus) + " GPUs is not a whole number of " + s.cluster.node.name + " nodes (" +
                              std::to_string(s.cluster.node.gpus_per_node) + " GPUs each); use a multiple of " +
                              std::to_string(s.cluster.node.gpus_per_node));
-  const long long model_parallel = 1LL * tp * pp * cp;
-  if (gpus % model_parallel != 0)
-    fail(P + "tensor_model_parallel_size", "TP x PP x CP = " + std::to_string(tp) + " x " + std::to_string(pp) + " x " +
-                                               std::to_string(cp) + " = " + std::to_string(model_parallel) +
-                                               " does not divide cluster.gpus = " + std::to_string(gpus));
-  par.data_parallel_size = static_cast<int>(gpus / model_parallel);
-  const int dp = par.data_parallel_size;
-  if (m.num_attention_heads % tp != 0)
-    fail(P + "tensor_model_parallel_size", "num_attention_heads = " + std::to_string(m.num_attention_heads) +
-                                               " is not divisible by TP = " + std::to_string(tp));
-  if (m.num_query_groups % tp != 0 && tp % m.num_query_groups != 0)
-    fail(P + "tensor_model_parallel_size", "num_query_groups = " + std::to_string(m.num_query_groups) +
-                                               " and TP = " + std::to_string(tp) + " do not divide one another");
   if (m.num_attention_heads % m.num_query_groups != 0)
     fail("workload.model.num_query_groups", "num_attention_heads = " + std::to_string(m.num_attention_heads) +
                                                 " is not divisible by num_query_groups = " + std::to_string(m.num_query_groups));
-  // With an explicit per-chunk split, chunks may hold no layer (Llama 3: an embedding-only first
-  // chunk, arXiv:2407.21783 §3.3.2); otherwise every chunk needs one.
-  if (pp * vpp > m.num_layers && par.pipeline_layer_split.empty())
-    fail(P + "pipeline_model_parallel_size", "PP x VPP = " + std::to_string(pp * vpp) + " pipeline chunks exceed the " +
-                                                 std::to_string(m.num_layers) + " layers of the model");
-  if (vpp > 1 && pp == 1)
-    fail(P + "virtual_pipeline_model_parallel_size", "an interleaved schedule needs pipeline_model_parallel_size > 1");
+  // No node size: whether TP fits in or tiles a node is left to the step model (make_layout), which
+  // reports it when the iteration is evaluated.
+  if (const auto problem = layout_problem(m, layout_shape(s.workload, gpus, 0))) fail(problem->key, problem->message);
+  par.data_parallel_size = gpus / (par.tensor_model_parallel_size * pp * par.context_parallel_size);
   if (!par.pipeline_layer_split.empty()) {
     const size_t want = static_cast<size_t>(pp) * static_cast<size_t>(vpp);
     if (par.pipeline_layer_split.size() != want && par.pipeline_layer_split.size() != static_cast<size_t>(pp))
@@ -294,27 +276,6 @@ void check_layout(Scenario& s, const std::string& file) {
   } else if (m.num_layers % (pp * vpp) != 0) {
     fail(P + "pipeline_model_parallel_size", std::to_string(m.num_layers) + " layers do not split evenly into PP x VPP = " +
                                                  std::to_string(pp * vpp) + " chunks; give pipeline_layer_split for an uneven split");
-  }
-  const long long per_step = 1LL * tr.micro_batch_size * dp;
-  if (tr.global_batch_size % per_step != 0)
-    fail("workload.training.global_batch_size", std::to_string(tr.global_batch_size) +
-                                                    " sequences is not divisible by micro_batch_size x DP = " +
-                                                    std::to_string(tr.micro_batch_size) + " x " + std::to_string(dp) +
-                                                    " = " + std::to_string(per_step));
-  const long long microbatches = tr.global_batch_size / per_step;
-  if (vpp > 1 && microbatches % pp != 0)
-    fail("workload.training.global_batch_size", "the interleaved schedule needs the " + std::to_string(microbatches) +
-                                                    " microbatches per replica to be a multiple of PP = " + std::to_string(pp));
-  if (m.seq_length % cp != 0)
-    fail(P + "context_parallel_size", "seq_length = " + std::to_string(m.seq_length) + " is not divisible by CP = " +
-                                          std::to_string(cp));
-  if (ep > 1) {
-    if (!m.is_moe()) fail(P + "expert_model_parallel_size", "EP > 1 needs a mixture-of-experts model (num_experts > 1)");
-    if (m.num_experts % ep != 0)
-      fail(P + "expert_model_parallel_size", "num_experts = " + std::to_string(m.num_experts) + " is not divisible by EP = " +
-                                                 std::to_string(ep));
-    if ((1LL * dp * cp) % ep != 0)
-      fail(P + "expert_model_parallel_size", "EP = " + std::to_string(ep) + " must divide DP x CP = " + std::to_string(dp * cp));
   }
   if (m.is_moe() && (m.moe_router_topk < 1 || m.moe_router_topk > m.num_experts))
     fail("workload.model.moe_router_topk", "must be between 1 and num_experts = " + std::to_string(m.num_experts));

@@ -1,9 +1,12 @@
 #include "sim/search/feasibility.hpp"
 
+#include "sim/workload/layout_rules.hpp"
+
 namespace fleetsim::search {
 
 const char* reason_key(Reason r) {
   switch (r) {
+    case Reason::ModelParallelNotDividingGpus: return "tp_x_pp_x_cp_does_not_divide_gpus";
     case Reason::TpNotDividingHeads: return "tp_does_not_divide_heads";
     case Reason::TpVsQueryGroups: return "tp_and_query_groups_do_not_divide";
     case Reason::TpSpansNodes: return "tp_does_not_tile_nodes";
@@ -11,6 +14,7 @@ const char* reason_key(Reason r) {
     case Reason::BatchNotDivisible: return "batch_not_divisible_by_micro_batch_x_dp";
     case Reason::InterleavingMicrobatches: return "interleaving_needs_microbatches_multiple_of_pp";
     case Reason::ChunksExceedLayers: return "more_pipeline_chunks_than_layers";
+    case Reason::InterleavingWithoutPipeline: return "interleaving_needs_pp_above_1";
     case Reason::ExpertsNotDivisible: return "ep_does_not_divide_experts";
     case Reason::EpNotDividingDpCp: return "ep_does_not_divide_dp_x_cp";
     case Reason::StepModelRejected: return "rejected_by_step_model";
@@ -35,27 +39,28 @@ std::map<std::string, long long> RejectionCounts::by_key() const {
 }
 
 std::optional<Reason> check_divisibility(const Scenario& s, const Group& g) {
-  const ModelSpec& m = s.workload.model;
-  const int gpus = s.cluster.gpus;
-  const int dp = gpus / (g.tp * g.cp * g.pp);
-  const int groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
-  if (m.num_attention_heads % g.tp != 0) return Reason::TpNotDividingHeads;
-  if (groups % g.tp != 0 && g.tp % groups != 0) return Reason::TpVsQueryGroups;
-  const int node = s.cluster.node.gpus_per_node;
-  if (node > 0 && g.tp > node && g.tp % node != 0) return Reason::TpSpansNodes;
-  if (m.num_layers / g.pp < g.vpp) return Reason::ChunksExceedLayers;
-  const long long per_step = 1LL * g.micro_batch * dp;
-  if (s.workload.training.global_batch_size % per_step != 0) return Reason::BatchNotDivisible;
-  const long long microbatches = s.workload.training.global_batch_size / per_step;
-  if (g.vpp > 1 && microbatches % g.pp != 0) return Reason::InterleavingMicrobatches;
-  if (m.seq_length % g.cp != 0) return Reason::CpNotDividingSequence;
-  if (m.is_moe()) {
-    if (m.num_experts % g.ep != 0) return Reason::ExpertsNotDivisible;
-    if ((1LL * dp * g.cp) % g.ep != 0) return Reason::EpNotDividingDpCp;
-  } else if (g.ep != 1) {
-    return Reason::ExpertsNotDivisible;
+  const LayoutShape shape{.gpus = s.cluster.gpus,
+                          .gpus_per_node = s.cluster.node.gpus_per_node,
+                          .tp = g.tp, .pp = g.pp, .vpp = g.vpp, .cp = g.cp, .ep = g.ep,
+                          .micro_batch = g.micro_batch,
+                          .global_batch = s.workload.training.global_batch_size};
+  const auto rule = broken_layout_rule(s.workload.model, shape);
+  if (!rule) return std::nullopt;
+  switch (*rule) {
+    case LayoutRule::ModelParallelDividesGpus: return Reason::ModelParallelNotDividingGpus;
+    case LayoutRule::TpDividesHeads: return Reason::TpNotDividingHeads;
+    case LayoutRule::TpAndQueryGroupsDivide: return Reason::TpVsQueryGroups;
+    case LayoutRule::TpFitsOrTilesNodes: return Reason::TpSpansNodes;
+    case LayoutRule::ChunksWithinLayers: return Reason::ChunksExceedLayers;
+    case LayoutRule::InterleavingNeedsPipeline: return Reason::InterleavingWithoutPipeline;
+    case LayoutRule::BatchDivides: return Reason::BatchNotDivisible;
+    case LayoutRule::InterleavedMicrobatchesDivide: return Reason::InterleavingMicrobatches;
+    case LayoutRule::CpDividesSequence: return Reason::CpNotDividingSequence;
+    case LayoutRule::EpNeedsMoe: return Reason::ExpertsNotDivisible;
+    case LayoutRule::EpDividesExperts: return Reason::ExpertsNotDivisible;
+    case LayoutRule::EpDividesDpCp: return Reason::EpNotDividingDpCp;
   }
-  return std::nullopt;
+  return Reason::StepModelRejected;  // not reached: every rule has its reason above
 }
 
 Bytes usable_memory(const GpuSpec& gpu) { return gpu.memory - gpu.usable_memory_reserve; }

@@ -1,6 +1,6 @@
-// Feasibility of a candidate before it is timed: the divisibility rules of
-// config::check_layout and step::make_layout, checked without building strings, and the memory
-// fit from the step model's own memory accounting. Every rejection has a reason, counted.
+// Feasibility of a candidate before it is timed: the layout divisibility rules
+// (sim/workload/layout_rules.hpp, shared with config::check_layout and step::make_layout), and the
+// memory fit from the step model's own memory accounting. Every rejection has a reason, counted.
 #pragma once
 
 #include <array>
@@ -16,18 +16,20 @@
 namespace fleetsim::search {
 
 enum class Reason {
-  TpNotDividingHeads,          // num_attention_heads % TP
-  TpVsQueryGroups,             // query groups and TP do not divide one another
-  TpSpansNodes,                // TP larger than a node and not a multiple of it
-  CpNotDividingSequence,       // seq_length % CP
-  BatchNotDivisible,           // global batch % (micro-batch x DP)
-  InterleavingMicrobatches,    // interleaved schedule: microbatches % PP
-  ChunksExceedLayers,          // fewer layers than PP x VPP chunks (one layer per chunk at least)
-  ExpertsNotDivisible,         // num_experts % EP
-  EpNotDividingDpCp,           // (DP x CP) % EP
-  StepModelRejected,           // a rule of the step model not mirrored here (message dropped)
-  OutOfMemory,                 // the fullest stage exceeds the usable memory
-  BalancedSplitSameAsEven,     // the memory-balanced split came out equal to the default one
+  ModelParallelNotDividingGpus,  // GPUs % (TP x PP x CP); enumerate_groups leaves these out
+  TpNotDividingHeads,            // num_attention_heads % TP
+  TpVsQueryGroups,               // query groups and TP do not divide one another
+  TpSpansNodes,                  // TP larger than a node and not a multiple of it
+  CpNotDividingSequence,         // seq_length % CP
+  BatchNotDivisible,             // global batch % (micro-batch x DP)
+  InterleavingMicrobatches,      // interleaved schedule: microbatches % PP
+  ChunksExceedLayers,            // fewer layers than PP x VPP chunks (one layer per chunk at least)
+  InterleavingWithoutPipeline,   // VPP > 1 with PP 1; enumerate_groups leaves these out
+  ExpertsNotDivisible,           // num_experts % EP, or EP > 1 for a dense model
+  EpNotDividingDpCp,             // (DP x CP) % EP
+  StepModelRejected,             // a rule of the step model not mirrored here (message dropped)
+  OutOfMemory,                   // the fullest stage exceeds the usable memory
+  BalancedSplitSameAsEven,       // the memory-balanced split came out equal to the default one
   Count
 };
 
@@ -48,8 +50,7 @@ class RejectionCounts {
   std::array<long long, static_cast<size_t>(Reason::Count)> counts_{};
 };
 
-// The first divisibility rule the group breaks, in the order config::check_layout checks them.
-// `gpus` must be divisible by TP x CP x PP (enumerate_groups guarantees it).
+// The first layout rule the group breaks (broken_layout_rule), as a rejection reason.
 [[nodiscard]] std::optional<Reason> check_divisibility(const Scenario& s, const Group& g);
 
 // Usable memory per GPU: capacity minus the preset's reserve (CUDA context, fragmentation).

@@ -3,6 +3,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/workload/layout_rules.hpp"
 
 namespace fleetsim::step {
 namespace {
@@ -53,61 +54,16 @@ Layout make_layout(const ClusterSpec& cluster, const WorkloadSpec& w) {
   require_positive(w.training.micro_batch_size, "workload.training.micro_batch_size");
   require_positive(w.training.global_batch_size, "workload.training.global_batch_size");
 
-  const int model_parallel = l.tp * l.pp * l.cp;
-  if (l.gpus % model_parallel != 0)
-    fail("cluster.gpus", std::to_string(l.gpus) + " GPUs are not a multiple of TP x PP x CP = " +
-                             std::to_string(model_parallel));
-  l.dp = l.gpus / model_parallel;
-  if (cluster.node.gpus_per_node > 0 && l.tp > cluster.node.gpus_per_node &&
-      l.tp % cluster.node.gpus_per_node != 0)
-    fail("workload.parallel.tensor_model_parallel_size",
-         "TP " + std::to_string(l.tp) + " neither fits in nor tiles a node of " +
-             std::to_string(cluster.node.gpus_per_node) + " GPUs");
+  if (const auto problem = layout_problem(m, layout_shape(w, cluster.gpus, cluster.node.gpus_per_node)))
+    fail(problem->key, problem->message);
+  l.dp = l.gpus / (l.tp * l.pp * l.cp);
   if (m.hidden_size % m.num_attention_heads != 0)
     fail("workload.model.hidden_size", "must be a multiple of num_attention_heads");
-  if (m.num_attention_heads % l.tp != 0)
-    fail("workload.parallel.tensor_model_parallel_size",
-         "num_attention_heads " + std::to_string(m.num_attention_heads) +
-             " is not divisible by TP " + std::to_string(l.tp));
-  const int groups = m.num_query_groups > 0 ? m.num_query_groups : m.num_attention_heads;
-  if (groups % l.tp != 0 && l.tp % groups != 0)
-    fail("workload.model.num_query_groups",
-         std::to_string(groups) + " query groups cannot be split over TP " + std::to_string(l.tp));
-  if (m.seq_length % l.cp != 0)
-    fail("workload.parallel.context_parallel_size",
-         "seq_length " + std::to_string(m.seq_length) + " is not divisible by CP " +
-             std::to_string(l.cp));
-  if (m.is_moe()) {
-    if (m.num_experts % l.ep != 0)
-      fail("workload.parallel.expert_model_parallel_size",
-           "num_experts " + std::to_string(m.num_experts) + " is not divisible by EP " +
-               std::to_string(l.ep));
-    if ((l.dp * l.cp) % l.ep != 0)
-      fail("workload.parallel.expert_model_parallel_size",
-           "EP " + std::to_string(l.ep) + " must divide DP x CP = " + std::to_string(l.dp * l.cp));
-    if (m.moe_router_topk < 1 || m.moe_router_topk > m.num_experts)
-      fail("workload.model.moe_router_topk", "must be between 1 and num_experts");
-  } else if (l.ep != 1) {
-    fail("workload.parallel.expert_model_parallel_size", "must be 1 for a dense model");
-  }
-
+  if (m.is_moe() && (m.moe_router_topk < 1 || m.moe_router_topk > m.num_experts))
+    fail("workload.model.moe_router_topk", "must be between 1 and num_experts");
   l.micro_batch = w.training.micro_batch_size;
   l.global_batch = w.training.global_batch_size;
-  if (l.global_batch % (l.micro_batch * l.dp) != 0)
-    fail("workload.training.global_batch_size",
-         std::to_string(l.global_batch) + " sequences are not a multiple of micro_batch_size x DP = " +
-             std::to_string(l.micro_batch) + " x " + std::to_string(l.dp));
   l.microbatches = l.global_batch / (l.micro_batch * l.dp);
-  if (l.vpp > 1) {
-    if (l.pp < 2)
-      fail("workload.parallel.virtual_pipeline_model_parallel_size",
-           "interleaving needs pipeline_model_parallel_size >= 2");
-    // Narayanan et al. SC'21 Sec. 2.2.2: the interleaved schedule runs microbatches in groups of p.
-    if (l.microbatches % l.pp != 0)
-      fail("workload.training.global_batch_size",
-           "the interleaved schedule needs microbatches per replica (" +
-               std::to_string(l.microbatches) + ") to be a multiple of PP " + std::to_string(l.pp));
-  }
 
   // Layers per pipeline rank, then per chunk. An explicit split gives one count per pipeline
   // rank, or one per model chunk in model order (p v entries).

@@ -30,7 +30,7 @@ struct Layout {
   [[nodiscard]] int rank_of_chunk(int j) const { return j % pp; }
 };
 
-// Checks that the layout divides the cluster, the model and the batch; throws ConfigError
+// Checks that the layout divides the cluster, the model and the batch; throws InfeasibleError
 // naming the key and what would be valid.
 Layout make_layout(const ClusterSpec& cluster, const WorkloadSpec& workload);
 

@@ -3,7 +3,7 @@
 // every feasible layout.
 #include <catch2/catch.hpp>
 
-#include "tests/unit/test_cluster.hpp"
+#include "tests/unit/test_fixtures.hpp"
 
 #include <cstdlib>
 #include <string>
@@ -29,18 +29,8 @@ Scenario gpt_on_a100(int gpus, int layers = 24, int hidden = 2304, int heads = 2
   s.file = "test";
   s.description = "test GPT";
   s.cluster = testing::a100_like_cluster(gpus);
-  ModelSpec& m = s.workload.model;
-  m.name = "gpt-test";
-  m.num_layers = layers;
-  m.hidden_size = hidden;
-  m.ffn_hidden_size = 4 * hidden;
-  m.num_attention_heads = heads;
-  m.num_query_groups = heads;
-  m.seq_length = 2048;
-  m.vocab_size = 51200;
-  s.workload.parallel.tensor_model_parallel_size = 1;
+  s.workload = testing::gpt(layers, hidden, heads);
   s.workload.parallel.data_parallel_size = gpus;
-  s.workload.training.micro_batch_size = 1;
   s.workload.training.global_batch_size = batch;
   return s;
 }

@@ -8,23 +8,16 @@
 #include "sim/step/pipeline_schedule.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "tests/unit/simgrid_fixtures.hpp"
+#include "tests/unit/test_fixtures.hpp"
 
 using namespace fleetsim;
 
 namespace {
 WorkloadSpec small_gpt(int pp, int vpp, int gpus) {
-  WorkloadSpec w;
-  w.model.num_layers = 24;
-  w.model.hidden_size = 4096;
-  w.model.ffn_hidden_size = 16384;
-  w.model.num_attention_heads = 32;
-  w.model.num_query_groups = 32;
-  w.model.seq_length = 2048;
-  w.model.vocab_size = 51200;
+  WorkloadSpec w = testing::gpt(24, 4096, 32);
   w.parallel.tensor_model_parallel_size = 8;
   w.parallel.pipeline_model_parallel_size = pp;
   w.parallel.virtual_pipeline_model_parallel_size = vpp;
-  w.training.micro_batch_size = 1;
   w.training.global_batch_size = 8 * gpus / (8 * pp);
   return w;
 }

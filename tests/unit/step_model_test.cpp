@@ -2,7 +2,7 @@
 // composition of an iteration (sim/step/).
 #include <catch2/catch.hpp>
 
-#include "tests/unit/test_cluster.hpp"
+#include "tests/unit/test_fixtures.hpp"
 
 #include <string>
 
@@ -17,21 +17,7 @@ using namespace fleetsim;
 namespace {
 // Plain test data: an A100-like GPU in DGX-like nodes on a non-blocking rail-optimized fabric.
 ClusterSpec cluster(int gpus) { return testing::a100_like_cluster(gpus); }
-
-WorkloadSpec gpt(int layers, int hidden, int heads) {
-  WorkloadSpec w;
-  w.model.name = "gpt";
-  w.model.num_layers = layers;
-  w.model.hidden_size = hidden;
-  w.model.ffn_hidden_size = 4 * hidden;
-  w.model.num_attention_heads = heads;
-  w.model.num_query_groups = heads;
-  w.model.seq_length = 2048;
-  w.model.vocab_size = 51200;
-  w.training.micro_batch_size = 1;
-  w.training.global_batch_size = 64;
-  return w;
-}
+using testing::gpt;
 }  // namespace
 
 TEST_CASE("a GPT layer's forward is 24 s h^2 plus the causal 2 s^2 h per sequence", "[unit]") {

@@ -1,5 +1,6 @@
 // Plain test data shared by unit tests: an A100-like GPU in DGX-like nodes on a non-blocking
-// rail-optimized fabric. Not a catalog preset: tests that need published hardware load models/.
+// rail-optimized fabric, and a GPT of any size. Not catalog presets: tests that need published
+// hardware or models load models/.
 #pragma once
 
 #include "sim/scenario.hpp"
@@ -26,6 +27,23 @@ inline ClusterSpec a100_like_cluster(int gpus) {
   c.fabric.link_bandwidth = units::gbit_per_s(200);
   c.fabric.hop_latency = Seconds(1e-6);
   return c;
+}
+
+// A GPT-3-style model (4h MLP, no grouped-query attention, 2048 tokens, 51,200-token vocabulary),
+// one sequence per microbatch, 64 per iteration, no parallelism.
+inline WorkloadSpec gpt(int layers, int hidden, int heads) {
+  WorkloadSpec w;
+  w.model.name = "gpt";
+  w.model.num_layers = layers;
+  w.model.hidden_size = hidden;
+  w.model.ffn_hidden_size = 4 * hidden;
+  w.model.num_attention_heads = heads;
+  w.model.num_query_groups = heads;
+  w.model.seq_length = 2048;
+  w.model.vocab_size = 51200;
+  w.training.micro_batch_size = 1;
+  w.training.global_batch_size = 64;
+  return w;
 }
 
 }  // namespace fleetsim::testing

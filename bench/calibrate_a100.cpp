@@ -173,13 +173,14 @@ void print_breakdown(const std::vector<step::StepCase>& cases, bool summary_only
     }
     const auto& b = r.breakdown;
     std::printf("%-62s pub %8.1f pred %8.1f err %+6.1f%s | it %8.3fs comp %5.1f%% tp %4.1f%% pp %4.1f%% "
-                "bub %4.1f%% dp %4.1f%% opt %4.1f%% (math %4.1f%%)\n",
+                "bub %4.1f%% dp %4.1f%% opt %4.1f%% (math %4.1f%%) mem %5.1f GiB\n",
                 c.name.c_str(), v.published, v.predicted,
                 v.error_is_absolute ? v.error : 100 * v.error, v.error_is_absolute ? "pt" : "% ",
                 r.iteration_time.si(), 100 * b.compute.si() / r.iteration_time.si(),
                 100 * b.tp_comm.si() / r.iteration_time.si(), 100 * b.pp_comm.si() / r.iteration_time.si(),
                 100 * b.bubble.si() / r.iteration_time.si(), 100 * b.dp_comm.si() / r.iteration_time.si(),
-                100 * b.optimizer.si() / r.iteration_time.si(), 100 * r.compute_busy_fraction);
+                100 * b.optimizer.si() / r.iteration_time.si(), 100 * r.compute_busy_fraction,
+                units::to_gib(r.memory_per_gpu));
   }
   if (!cases.empty())
     std::printf("%s: mean |error| %.2f%s over %zu cases\n\n", cases.front().source.c_str(),

@@ -115,6 +115,38 @@ TEST_CASE("a straggler's slowdown stretches compute and a degraded fabric stretc
   CHECK(degraded.breakdown.tp_comm.si() == Approx(base.breakdown.tp_comm.si()));
 }
 
+TEST_CASE("bf16 reduces fp32 gradients and fp16 pays the loss-scaling passes of the optimizer", "[unit]") {
+  // Megatron: bf16 forces accumulate_allreduce_grads_in_fp32 (Llama 3 §3.3.2 likewise); fp16
+  // reduces 16-bit gradients, then copies them to fp32 and unscales them (52 vs 38 B/param).
+  WorkloadSpec w = gpt(24, 4096, 32);
+  w.parallel.tensor_model_parallel_size = 8;
+  w.parallel.overlap_grad_reduce = false;
+  w.training.global_batch_size = 256;
+  w.training.precision = Precision::Bf16;
+  const StepResult bf16 = evaluate_step(cluster(256), w);
+  w.training.precision = Precision::Fp16;
+  const StepResult fp16 = evaluate_step(cluster(256), w);
+  CHECK(bf16.breakdown.dp_comm.si() > 1.8 * fp16.breakdown.dp_comm.si());
+  CHECK(bf16.breakdown.dp_comm.si() < 2.0 * fp16.breakdown.dp_comm.si() + 1e-9);
+  CHECK(fp16.breakdown.optimizer.si() > bf16.breakdown.optimizer.si());
+  CHECK(bf16.breakdown.compute.si() > fp16.breakdown.compute.si());  // fp32 accumulation traffic
+  CHECK(bf16.memory_per_gpu.si() == Approx(fp16.memory_per_gpu.si()));
+}
+
+TEST_CASE("under ZeRO-3 a slower GPU never finishes the iteration sooner", "[unit]") {
+  // The per-microbatch weight gathers stream during the whole pipeline (compose.cpp); when they
+  // dominate, a slower GPU hides more of them but cannot end earlier than the healthy one.
+  WorkloadSpec w = gpt(24, 4096, 32);
+  w.parallel.pipeline_model_parallel_size = 4;
+  w.parallel.zero_stage = 3;
+  w.training.global_batch_size = 256;
+  for (const double slowdown : {1.0, 1.1, 1.3, 2.0}) {
+    const StepResult base = evaluate_step(cluster(256), w);
+    const StepResult slow = evaluate_step(cluster(256), w, StepOptions{slowdown, 1.0});
+    CHECK(slow.iteration_time.si() >= base.iteration_time.si() - 1e-12);
+  }
+}
+
 TEST_CASE("a layout that does not fit says how much memory it needs and has", "[unit]") {
   WorkloadSpec w = gpt(96, 12288, 96);
   w.training.global_batch_size = 64;

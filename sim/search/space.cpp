@@ -49,7 +49,7 @@ Candidate from_workload(const WorkloadSpec& w, int gpus) {
   c.micro_batch = w.training.micro_batch_size;
   c.sequence_parallel = p.sequence_parallel;
   c.recompute = p.recompute_granularity;
-  c.zero_stage = std::max(p.zero_stage, p.use_distributed_optimizer ? 1 : 0);
+  c.zero_stage = p.effective_zero_stage();
   c.layer_split = p.pipeline_layer_split;
   // An explicit split that equals the default one is the same layout.
   if (!c.layer_split.empty() && c.layer_split == explicit_split(default_split(w.model.num_layers, c.pp, c.vpp),

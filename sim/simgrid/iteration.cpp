@@ -98,8 +98,6 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
   // 2. The pipeline and the data-parallel gradient groups, in parallel child processes.
   const PipelineProgram prog = pipeline_program(setup, cluster, w, o, scales);
   const ParallelSpec& par = w.parallel;
-  const bool sharded = par.use_distributed_optimizer || par.zero_stage >= 1;
-  const Collective grad_kind = sharded ? Collective::ReduceScatter : Collective::AllReduce;
   std::optional<PendingCollective> dense_p, expert_p;
   if (vol.dp_grad_per_rank.si() > 0 && vol.dp_grad_group.size > 1)
     dense_p.emplace(start_collective(setup, SimgridCollective::ReduceScatter,
@@ -142,22 +140,15 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
   // 3. Composition (sim/step/compose.cpp) with the simulated times. The optimizer is
   // memory-bound on the local shard: the analytical tier's time on its critical rank, in
   // proportion to each rank's shard.
-  const double weight_b = w.training.bytes_per_param;
-  const double grad_b = w.training.grad_bytes();
   const double opt_ref = analytical.breakdown.optimizer.si();
   const double params_ref = std::max(1.0, step::local_optimizer_params(sc, par, analytical.critical_stage));
   step::DataParallelCosts costs;
-  costs.reduce_gradients = [&](double dense_params, double expert_params) {
-    return (dense ? dense->time(grad_kind, dense_params * grad_b) : 0.0) +
-           (expert ? expert->time(grad_kind, expert_params * grad_b) : 0.0);
-  };
-  costs.gather_weights = [&](double dense_params, double expert_params) {
-    return (dense ? dense->time(Collective::AllGather, dense_params * weight_b) : 0.0) +
-           (expert ? expert->time(Collective::AllGather, expert_params * weight_b) : 0.0);
+  costs.collective = [&](Collective kind, double dense_bytes, double expert_bytes) {
+    return (dense ? dense->time(kind, dense_bytes) : 0.0) + (expert ? expert->time(kind, expert_bytes) : 0.0);
   };
   costs.optimizer = [&](int r) { return opt_ref * step::local_optimizer_params(sc, par, r) / params_ref; };
   const step::Composition comp =
-      step::compose_iteration(sc, par, {rank_end, lb_start, lb_end}, costs);
+      step::compose_iteration(sc, w, {rank_end, lb_start, lb_end}, costs);
   const int crit = comp.critical_rank;
 
   StepResult res = analytical;
@@ -165,14 +156,7 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
   res.iteration_time = Seconds(comp.iteration_time);
   res.critical_stage = crit;
   const auto cr = static_cast<size_t>(crit);
-  step::PhaseTime busy;
-  for (int c = 0; c < l.vpp; ++c) {
-    const auto& ch = sc.chunks[static_cast<size_t>(c * l.pp + crit)];
-    busy += ch.forward;
-    busy += ch.backward;
-    busy += ch.recompute;
-  }
-  busy = busy.scaled(m);
+  const step::PhaseTime busy = step::rank_busy_time(sc, crit);
   const bool slow_stage = o.straggler && setup.layout.stage_of(o.straggler->rank) == crit;
   const double slow = slow_stage ? std::max(1.0, o.straggler->slowdown) : 1.0;
   const double cp_total = (busy.cp_comm + busy.cp_hidden).si();

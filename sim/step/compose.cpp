@@ -4,26 +4,26 @@
 #include <cmath>
 
 namespace fleetsim::step {
-namespace {
-
-bool sharded_optimizer(const ParallelSpec& par) { return par.use_distributed_optimizer || par.zero_stage >= 1; }
-
-}  // namespace
 
 double local_optimizer_params(const StageCosts& sc, const ParallelSpec& par, int rank) {
   const Layout& l = sc.layout;
   const double p = sc.rank_params[static_cast<size_t>(rank)];
   const double pe = sc.rank_expert_params[static_cast<size_t>(rank)];
-  if (!sharded_optimizer(par)) return p;
+  if (par.effective_zero_stage() < 1) return p;
   const double shard_dense = static_cast<double>(l.dp) * l.cp;
   const double shard_expert = std::max(1.0, shard_dense / l.ep);
   return (p - pe) / shard_dense + pe / shard_expert;
 }
 
-Composition compose_iteration(const StageCosts& sc, const ParallelSpec& par, const PipelineTimes& pipe,
+Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const PipelineTimes& pipe,
                               const DataParallelCosts& costs) {
   const Layout& l = sc.layout;
-  const bool sharded = sharded_optimizer(par);
+  const ParallelSpec& par = w.parallel;
+  const bool sharded = par.effective_zero_stage() >= 1;
+  // Sharded optimizers reduce-scatter the gradients and all-gather the updated 16-bit weights;
+  // otherwise the gradients are all-reduced. Gradients move in fp32 under bf16 (TrainingSpec).
+  const Collective grad_kind = sharded ? Collective::ReduceScatter : Collective::AllReduce;
+  const double grad_bytes = w.training.grad_bytes(), weight_bytes = w.training.bytes_per_param;
   // Megatron DDP bucket size: max(40M, 1M x DP) parameters (megatron/core/distributed).
   const double bucket_params = std::max(4.0e7, 1.0e6 * l.dp);
   Composition out;
@@ -42,7 +42,8 @@ Composition compose_iteration(const StageCosts& sc, const ParallelSpec& par, con
     for (int c = l.vpp - 1; c >= 0; --c) {
       const auto j = static_cast<size_t>(c * l.pp + r);
       const ChunkCost& ch = sc.chunks[j];
-      const double t = costs.reduce_gradients(ch.params - ch.expert_params, ch.expert_params);
+      const double t = costs.collective(grad_kind, (ch.params - ch.expert_params) * grad_bytes,
+                                        ch.expert_params * grad_bytes);
       total += t;
       if (l.dp * l.cp <= 1 && ch.expert_params <= 0) continue;
       if (par.overlap_grad_reduce) {
@@ -59,7 +60,7 @@ Composition compose_iteration(const StageCosts& sc, const ParallelSpec& par, con
       // Distributed optimizer / ZeRO / FSDP: the updated 16-bit weights are all-gathered,
       // overlapped with the next iteration's first forward: only the first bucket of the first
       // chunk must arrive before it can start.
-      const double ag = costs.gather_weights(p - pe, pe);
+      const double ag = costs.collective(Collective::AllGather, (p - pe) * weight_bytes, pe * weight_bytes);
       total += ag;
       if (par.overlap_param_gather) {
         const double first = sc.chunks[rr].params;

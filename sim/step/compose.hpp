@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "sim/step/collectives.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/workload/specs.hpp"
 
@@ -22,11 +23,11 @@ struct PipelineTimes {
   const std::vector<double>& last_backward_end;
 };
 
-// Seconds of the data-parallel collectives of `dense` + `expert` parameters, and of the
-// optimizer step of one pipeline rank.
+// What each tier supplies: seconds of one data-parallel collective of `dense_bytes` per rank over
+// the dense-weight DP group plus `expert_bytes` over the expert DP group, and of the optimizer
+// step of one pipeline rank. compose_iteration decides which collectives and how many bytes.
 struct DataParallelCosts {
-  std::function<double(double dense, double expert)> reduce_gradients;
-  std::function<double(double dense, double expert)> gather_weights;
+  std::function<double(Collective kind, double dense_bytes, double expert_bytes)> collective;
   std::function<double(int rank)> optimizer;
 };
 
@@ -37,7 +38,7 @@ struct Composition {
   std::vector<double> dp_exposed, dp_total, optimizer;
 };
 
-[[nodiscard]] Composition compose_iteration(const StageCosts& sc, const ParallelSpec& par,
+[[nodiscard]] Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w,
                                             const PipelineTimes& pipe, const DataParallelCosts& costs);
 
 // Parameters whose optimizer state one GPU of pipeline rank `rank` updates (its shard when the

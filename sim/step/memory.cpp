@@ -56,7 +56,7 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
   // weights + Adam m and v (12 B) = 18 B/param; the distributed optimizer (ZeRO-1) shards the
   // 12 B over the data-parallel group, ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights
   // (and keeps two chunks unsharded: the one computing and the one prefetched).
-  const int zero = std::max(par.zero_stage, par.use_distributed_optimizer ? 1 : 0);
+  const int zero = par.effective_zero_stage();
   const double wb = w.training.bytes_per_param;
   const double shard_dense = static_cast<double>(l.dp) * l.cp;
   const double shard_expert = std::max(1.0, shard_dense / l.ep);

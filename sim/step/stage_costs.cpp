@@ -217,6 +217,18 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
 
 }  // namespace
 
+PhaseTime rank_busy_time(const StageCosts& sc, int rank) {
+  const Layout& l = sc.layout;
+  PhaseTime busy;
+  for (int c = 0; c < l.vpp; ++c) {
+    const ChunkCost& ch = sc.chunks[static_cast<size_t>(c * l.pp + rank)];
+    busy += ch.forward;
+    busy += ch.backward;
+    busy += ch.recompute;
+  }
+  return busy.scaled(l.microbatches);
+}
+
 StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const GpuCompute& gpu,
                        const CollectiveModel& net) {
   StageCosts sc;
@@ -342,7 +354,7 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
   v.dp_grad_group = GroupPlacement{l.dp * l.cp, std::max(1, l.dp_group.stride / l.cp)};
   v.expert_dp_group = GroupPlacement{std::max(1, l.dp * l.cp / l.ep),
                                      std::max(1, l.dp_group.stride / l.cp) * l.ep};
-  const bool sharded = w.parallel.use_distributed_optimizer || w.parallel.zero_stage >= 1;
+  const bool sharded = w.parallel.effective_zero_stage() >= 1;
   v.dp_param_gather_per_rank = sharded ? Bytes(rank0_params * w.training.bytes_per_param) : Bytes(0);
   return sc;
 }

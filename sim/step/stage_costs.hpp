@@ -60,6 +60,10 @@ struct StageCosts {
 };
 
 // Builds everything above. Throws InfeasibleError for layouts that do not divide.
+// Everything pipeline rank `rank` computes in one iteration: forward, backward and recompute of
+// each of its chunks, times the microbatches.
+[[nodiscard]] PhaseTime rank_busy_time(const StageCosts& sc, int rank);
+
 [[nodiscard]] StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& workload,
                                      const GpuCompute& gpu, const CollectiveModel& net);
 

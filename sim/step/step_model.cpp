@@ -76,28 +76,19 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   step::time_schedule(sched, fwd_c, bwd_c, 0.0, with_p2p);
 
   // Data parallelism and the optimizer (compose.cpp), with the α-β collective times.
-  const ParallelSpec& par = w.parallel;
-  const bool sharded = par.use_distributed_optimizer || par.zero_stage >= 1;
-  const Collective grad_kind = sharded ? Collective::ReduceScatter : Collective::AllReduce;
-  const double weight_b = w.training.bytes_per_param;  // 16-bit weights gathered
-  const double grad_b = w.training.grad_bytes();       // gradients reduced (fp32 under bf16)
   const auto& vol = sc.volumes;
   step::DataParallelCosts costs;
-  costs.reduce_gradients = [&](double dense, double expert) {
-    return (net.time(grad_kind, Bytes(dense * grad_b), vol.dp_grad_group) +
-            net.time(grad_kind, Bytes(expert * grad_b), vol.expert_dp_group)).si();
-  };
-  costs.gather_weights = [&](double dense, double expert) {
-    return (net.time(Collective::AllGather, Bytes(dense * weight_b), vol.dp_grad_group) +
-            net.time(Collective::AllGather, Bytes(expert * weight_b), vol.expert_dp_group)).si();
+  costs.collective = [&](Collective kind, double dense_bytes, double expert_bytes) {
+    return (net.time(kind, Bytes(dense_bytes), vol.dp_grad_group) +
+            net.time(kind, Bytes(expert_bytes), vol.expert_dp_group)).si();
   };
   costs.optimizer = [&](int r) {
-    const double params = step::local_optimizer_params(sc, par, r);
+    const double params = step::local_optimizer_params(sc, w.parallel, r);
     return gpu.memory_bound(Bytes(params * optimizer_bytes_per_param(w.training.precision))).si() +
            gpu.launch(20).si();
   };
   const step::Composition comp = step::compose_iteration(
-      sc, par, {with_p2p.rank_end, with_p2p.last_backward_start, with_p2p.last_backward_end}, costs);
+      sc, w, {with_p2p.rank_end, with_p2p.last_backward_start, with_p2p.last_backward_end}, costs);
   const int crit = comp.critical_rank;
   StepResult res;
   res.iteration_time = Seconds(comp.iteration_time);
@@ -106,12 +97,7 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   const auto cr = static_cast<size_t>(crit);
 
   // Breakdown on the critical rank.
-  step::PhaseTime busy;
-  for (int c = 0; c < l.vpp; ++c) {
-    const auto& ch = sc.chunks[static_cast<size_t>(c * l.pp + crit)];
-    busy += ch.forward; busy += ch.backward; busy += ch.recompute;
-  }
-  busy = busy.scaled(m);
+  const step::PhaseTime busy = step::rank_busy_time(sc, crit);
   StepBreakdown& b = res.breakdown;
   b.compute = busy.compute();
   b.tp_comm = busy.tp_comm;

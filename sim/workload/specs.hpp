@@ -44,6 +44,8 @@ struct ParallelSpec {
   bool overlap_grad_reduce = true;               // bucketed overlap of DP reduce with backward
   bool overlap_param_gather = true;
   bool fsdp_reshard_after_forward = true;        // ZeRO-3: re-gather weights for the backward too
+  // The ZeRO stage in effect: the distributed optimizer is ZeRO-1.
+  [[nodiscard]] int effective_zero_stage() const { return zero_stage > 0 ? zero_stage : (use_distributed_optimizer ? 1 : 0); }
   std::vector<int> pipeline_layer_split;         // layers per pipeline stage; empty = even
   // Rank order, innermost first (Megatron-core RankGenerator `order`): "tp-cp-dp-pp" (Megatron
   // default) or "tp-cp-pp-dp" (Llama 3, Sec. 3.3.2: DP outermost). Decides which GPUs a group spans.

@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "sim/app/command.hpp"
+#include "sim/core/build_info.hpp"
 #include "sim/core/error.hpp"
 #include "sim/pipeline/tier.hpp"
 #include "sim/simgrid/simgrid_tier.hpp"
@@ -13,7 +14,7 @@ int main(int argc, char** argv) {
   CLI::App app{"fleetsim: a discrete-event simulator of large-model training on GPU clusters.\n"
                "Predicts MFU, scaling loss, failure-driven downtime (ETTR), facility energy and the\n"
                "five-factor effective utilization from one scenario file."};
-  app.set_version_flag("--version", std::string("fleetsim ") + FLEETSIM_VERSION + " (" + FLEETSIM_GIT_REVISION + ")");
+  app.set_version_flag("--version", std::string("fleetsim ") + fleetsim::fleetsim_version() + " (" + fleetsim::git_revision() + ")");
   app.require_subcommand(1);
   // Expert pass-through to SimGrid (the simgrid tier of step, run, search --verify), given before
   // or after the subcommand: --sg-cfg network/model:CM02 (repeatable), --sg-verbose.

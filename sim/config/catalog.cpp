@@ -5,14 +5,12 @@
 #include <filesystem>
 
 #include "sim/config/load.hpp"
+#include "sim/core/paths.hpp"
 
 namespace fleetsim::config {
 namespace fs = std::filesystem;
 
-std::string home_dir() {
-  if (const char* env = std::getenv("FLEETSIM_HOME"); env && *env) return env;
-  return FLEETSIM_SOURCE_DIR;
-}
+std::string home_dir() { return fleetsim::home_dir(); }
 
 std::string scenarios_dir() { return home_dir() + "/scenarios"; }
 

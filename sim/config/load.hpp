@@ -14,7 +14,7 @@ namespace fleetsim::config {
 // file and parsed like YAML. Throws ConfigError naming file, key and what would be valid.
 Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& sets = {});
 
-// Where the catalog and scenarios live: $FLEETSIM_HOME, else the source tree the binary was built from.
+// Where the catalog and scenarios live: fleetsim::home_dir() (sim/core/paths.hpp).
 std::string home_dir();
 std::string default_scenario_path();
 

@@ -1,9 +1,11 @@
 // One published-vs-predicted comparison, as printed by `fleetsim validate` and checked by the
-// [validation] tests. Each model module provides its cases from ../shared/validation/.
+// [validation] tests. Each model module provides its cases from data/validation/ (sim/core/paths.hpp).
 #pragma once
 
 #include <string>
 #include <vector>
+
+#include "sim/core/paths.hpp"
 
 namespace fleetsim {
 
@@ -24,7 +26,5 @@ std::vector<ValidationCase> step_validation_cases();
 std::vector<ValidationCase> run_validation_cases();
 std::vector<ValidationCase> facility_validation_cases();
 
-// Where ../shared/validation lives: $FLEETSIM_SHARED, else the directory given at build time.
-std::string validation_dir();
 
 }  // namespace fleetsim

@@ -7,6 +7,8 @@
 #include <filesystem>
 #include <stdexcept>
 
+#include "sim/core/build_info.hpp"
+
 namespace fleetsim {
 namespace {
 
@@ -83,8 +85,8 @@ ResultsFile::~ResultsFile() {
 void ResultsFile::write_meta(const RunMeta& meta) {
   H5::Group g = group_at(impl_->file, "/meta");
   number_attribute(g, "schema_version", kSchemaVersion);
-  string_attribute(g, "fleetsim_version", FLEETSIM_VERSION);
-  string_attribute(g, "git_revision", FLEETSIM_GIT_REVISION);
+  string_attribute(g, "fleetsim_version", fleetsim_version());
+  string_attribute(g, "git_revision", git_revision());
   string_attribute(g, "scenario_file", meta.scenario_file);
   number_attribute(g, "seed", static_cast<double>(meta.seed));
   number_attribute(g, "replications", meta.replications);

@@ -9,6 +9,7 @@
 #include "sim/config/resolve.hpp"
 #include "sim/config/yaml_source.hpp"
 #include "sim/core/error.hpp"
+#include "tests/test_paths.hpp"
 
 namespace fs = std::filesystem;
 
@@ -24,7 +25,7 @@ std::string expected_message(const fs::path& file) {
 }  // namespace
 
 TEST_CASE("every bad scenario in the corpus is refused with its message", "[config]") {
-  const fs::path dir = fs::path(FLEETSIM_SOURCE_DIR) / "tests/config/bad";
+  const fs::path dir = fs::path(fleetsim::testing::source_dir()) / "tests/config/bad";
   int checked = 0;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() != ".yaml") continue;

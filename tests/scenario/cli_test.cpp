@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <string>
 #include <sys/wait.h>
+#include "tests/test_paths.hpp"
 
 namespace fs = std::filesystem;
 
@@ -18,7 +19,7 @@ struct Outcome {
 
 // Runs the binary with arguments (a shell string), capturing stdout; stderr goes to stdout with 2>&1 when asked.
 Outcome fleetsim(const std::string& args, bool merge_stderr = false) {
-  std::string cmd = std::string(FLEETSIM_BINARY) + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
+  std::string cmd = fleetsim::testing::fleetsim_binary() + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
@@ -42,7 +43,7 @@ const std::string kQuick = "--replications 3 --set run.duration=5d";
 TEST_CASE("a bad scenario exits with code 2, names file and key, and writes no output", "[scenario]") {
   const fs::path out = fs::temp_directory_path() / "fleetsim_bad_scenario.h5";
   fs::remove(out);
-  auto o = fleetsim("run " + std::string(FLEETSIM_SOURCE_DIR) + "/tests/config/bad/zero_gpus.yaml -o " + out.string(), true);
+  auto o = fleetsim("run " + fleetsim::testing::source_dir() + "/tests/config/bad/zero_gpus.yaml -o " + out.string(), true);
   CHECK(o.code == 2);
   CHECK(o.out.find("zero_gpus.yaml") != std::string::npos);
   CHECK(o.out.find("cluster.gpus") != std::string::npos);

@@ -6,13 +6,14 @@
 
 #include "sim/run/profiles.hpp"
 #include "sim/units/parse.hpp"
+#include "tests/test_paths.hpp"
 
 using namespace fleetsim;
 
 namespace {
 
 std::string preset_path(const std::string& name) {
-  return std::string(FLEETSIM_SOURCE_DIR) + "/models/failures/" + name + ".yaml";
+  return fleetsim::testing::source_dir() + "/models/failures/" + name + ".yaml";
 }
 
 const char* scope_name(ComponentScope s) {

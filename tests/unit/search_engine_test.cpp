@@ -18,6 +18,7 @@
 #include "sim/step/stage_costs.hpp"
 
 #include <sys/wait.h>  // last: it defines si_value, a name quantity.hpp uses
+#include "tests/test_paths.hpp"
 
 using namespace fleetsim;
 using namespace fleetsim::search;
@@ -278,10 +279,9 @@ TEST_CASE("the JSON has the keys scripts rely on and host timings only under hos
   CHECK(j.find("wall") > j.find("\"host\""));
 }
 
-#ifdef FLEETSIM_BINARY
 namespace {
 int exit_code(const std::string& args) {
-  const std::string cmd = std::string(FLEETSIM_BINARY) + " search " + args + " >/dev/null 2>&1";
+  const std::string cmd = fleetsim::testing::fleetsim_binary() + " search " + args + " >/dev/null 2>&1";
   const int status = std::system(cmd.c_str());
   return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
@@ -293,4 +293,3 @@ TEST_CASE("fleetsim search refuses --top 0, an unknown objective and an unknown 
   CHECK(exit_code("--verify ns3") == 2);
   CHECK(exit_code("--space warp=2 --top 1") == 2);
 }
-#endif

@@ -1,5 +1,5 @@
 // Re-derives the A100 efficiency parameters of the step model from the single-node vTrain
-// measurements (../shared/validation/vtrain_singlenode.csv, 1,440 iterations on 2-8 A100 in one
+// measurements (data/validation/vtrain_singlenode.csv, 1,440 iterations on 2-8 A100 in one
 // node) and prints how well they fit. Run through scripts/calibrate.
 //
 // Fitted (physical meaning in sim/hardware/specs.hpp and the GPU preset):

@@ -15,10 +15,14 @@ sys.path.insert(0, str(ROOT))
 
 
 def binary() -> str:
-    """$FLEETSIM, else build/fleetsim (or $FLEETSIM_BUILD_DIR/fleetsim) in this checkout."""
+    """$FLEETSIM, else build/fleetsim (or $FLEETSIM_BUILD_DIR/fleetsim) in this checkout, else the
+    installed binary beside an installed copy (<prefix>/share/fleetsim -> <prefix>/bin/fleetsim),
+    else fleetsim on PATH."""
     for cand in (os.environ.get("FLEETSIM"),
                  os.environ.get("FLEETSIM_BUILD_DIR") and str(Path(os.environ["FLEETSIM_BUILD_DIR"]) / "fleetsim"),
-                 str(ROOT / "build" / "fleetsim")):
+                 str(ROOT / "build" / "fleetsim"),
+                 str(ROOT.parent.parent / "bin" / "fleetsim"),
+                 shutil.which("fleetsim")):
         if cand and os.access(cand, os.X_OK):
             return cand
     sys.exit("fleetsim binary not found: build it (scripts/setup) or set FLEETSIM=/path/to/fleetsim")

@@ -35,7 +35,7 @@ FAST = ["recovery.detect_crash=10 s", "recovery.detect_hang=1 min", "recovery.di
 
 REC_LABEL = {"today": "today's recovery (scenario)", "fast": "fast recovery"}
 
-VALIDATION = common.ROOT.parent / "shared" / "validation"
+VALIDATION = common.ROOT / "data" / "validation"
 
 
 def published_rates():

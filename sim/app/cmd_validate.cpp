@@ -1,4 +1,4 @@
-// `fleetsim validate`: every published case in ../shared/validation that the models can express,
+// `fleetsim validate`: every published case in data/validation that the models can express,
 // published vs predicted, with its error and tolerance (DESIGN.md §6). Exit code 1 when a case
 // fails its tolerance.
 #include <cmath>
@@ -79,7 +79,7 @@ int validate(const std::string& only, bool json) {
 void add_validate_command(CLI::App& app) {
   auto only = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
-  auto* c = app.add_subcommand("validate", "reproduce every published case in ../shared/validation with its error");
+  auto* c = app.add_subcommand("validate", "reproduce every published case in data/validation with its error");
   c->add_option("--only", *only, "one model: step, run or facility")->check(CLI::IsMember({"step", "run", "facility"}));
   c->add_flag("--json", *json, "print {\"cases\": [...]} as JSON");
   c->callback([only, json] {

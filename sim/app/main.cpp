@@ -6,6 +6,7 @@
 
 #include "sim/app/command.hpp"
 #include "sim/core/build_info.hpp"
+#include "sim/core/paths.hpp"
 #include "sim/core/error.hpp"
 #include "sim/pipeline/tier.hpp"
 #include "sim/simgrid/simgrid_tier.hpp"
@@ -14,7 +15,10 @@ int main(int argc, char** argv) {
   CLI::App app{"fleetsim: a discrete-event simulator of large-model training on GPU clusters.\n"
                "Predicts MFU, scaling loss, failure-driven downtime (ETTR), facility energy and the\n"
                "five-factor effective utilization from one scenario file."};
-  app.set_version_flag("--version", std::string("fleetsim ") + fleetsim::fleetsim_version() + " (" + fleetsim::git_revision() + ")");
+  // The version line also names the home the binary reads its catalog and data from (paths.hpp),
+  // so a user (and the install test) can see which copy an installed binary uses.
+  app.set_version_flag("--version", std::string("fleetsim ") + fleetsim::fleetsim_version() + " (" +
+                                        fleetsim::git_revision() + ")\nhome " + fleetsim::home_dir());
   app.require_subcommand(1);
   // Expert pass-through to SimGrid (the simgrid tier of step, run, search --verify), given before
   // or after the subcommand: --sg-cfg network/model:CM02 (repeatable), --sg-verbose.

@@ -1,6 +1,6 @@
 // Every key of a scenario and of each catalog kind, in one place: type, unit, default, doc.
 // `fleetsim describe` prints these; the resolver enforces them. Defaults cite their source where
-// they are physical; the research notes live in ../shared/research/.
+// they are physical; the research notes live in docs/research/.
 #include <map>
 #include <mutex>
 

@@ -1,7 +1,7 @@
 // Resolved inputs of the facility model: cooling plant, site climate, prices and carbon.
 //
-// Model and defaults: ../shared/research/reliability_energy.md §4 and
-// ../shared/validation/cooling_pue.csv. What each field does in the model: sim/facility/README.md;
+// Model and defaults: docs/research/reliability_energy.md §4 and
+// data/validation/cooling_pue.csv. What each field does in the model: sim/facility/README.md;
 // keys, units and defaults of the scenario files: sim/config/scenario_schema.cpp.
 #pragma once
 

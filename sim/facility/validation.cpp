@@ -1,14 +1,14 @@
 // Published facility figures reproduced by the model (reliability_energy.md §7, V5), read at run
-// time from ../shared/validation (cooling_pue.csv, llama3_facts.csv) and from the repository's
-// tests/validation/facility_published.csv (figures the shared folder does not hold yet).
+// time from data/validation (cooling_pue.csv, llama3_facts.csv) and from the repository's
+// data/supplement/facility_published.csv (figures the upstream tables do not hold yet).
 // Inputs are catalog presets and the stated assumptions below; expected numbers are never in code.
 #include <cmath>
-#include <fstream>
-#include <map>
-#include <sstream>
-#include <stdexcept>
+#include <cstdlib>
+#include <string_view>
 
 #include "sim/config/load.hpp"
+#include "sim/core/csv.hpp"
+#include "sim/core/error.hpp"
 #include "sim/core/validation_case.hpp"
 #include "sim/facility/energy.hpp"
 #include "sim/facility/facility_model.hpp"
@@ -19,69 +19,42 @@ namespace {
 
 // --- CSV ----------------------------------------------------------------------------------
 
-using Row = std::map<std::string, std::string>;
+// One row of a published table (sim/core/csv.hpp reports a missing column, a non-number or a
+// malformed range with the file, line and column).
+struct Row {
+  const CsvTable* table = nullptr;
+  size_t index = 0;
+  [[nodiscard]] const std::string& at(std::string_view column) const { return table->at(index, column); }
+};
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (size_t i = 0; i < line.size(); ++i) {
-    const char ch = line[i];
-    if (quoted) {
-      if (ch == '"' && i + 1 < line.size() && line[i + 1] == '"') cur += '"', ++i;
-      else if (ch == '"') quoted = false;
-      else cur += ch;
-    } else if (ch == '"') {
-      quoted = true;
-    } else if (ch == ',') {
-      out.push_back(cur);
-      cur.clear();
-    } else if (ch != '\r') {
-      cur += ch;
-    }
-  }
-  out.push_back(cur);
-  return out;
-}
-
-std::vector<Row> read_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("facility validation: cannot open " + path);
-  std::string line;
-  std::getline(in, line);
-  const std::vector<std::string> header = split_csv_line(line);
-  std::vector<Row> rows;
-  while (std::getline(in, line)) {
-    if (line.empty()) continue;
-    const std::vector<std::string> cells = split_csv_line(line);
-    Row row;
-    for (size_t i = 0; i < header.size() && i < cells.size(); ++i) row[header[i]] = cells[i];
-    rows.push_back(std::move(row));
-  }
-  return rows;
-}
-
-const Row& find_row(const std::vector<Row>& rows, const std::string& path,
-                    std::initializer_list<std::pair<std::string, std::string>> match) {
-  for (const Row& r : rows) {
+Row find_row(const CsvTable& t, std::initializer_list<std::pair<std::string, std::string>> match) {
+  for (const auto& kv : match) t.require_columns({kv.first});
+  for (size_t i = 0; i < t.size(); ++i) {
     bool ok = true;
-    for (const auto& [k, v] : match) {
-      auto it = r.find(k);
-      ok = ok && it != r.end() && it->second == v;
-    }
-    if (ok) return r;
+    for (const auto& [k, v] : match) ok = ok && t.at(i, k) == v;
+    if (ok) return Row{&t, i};
   }
-  throw std::runtime_error("facility validation: no matching row in " + path);
+  std::string what;
+  for (const auto& [k, v] : match) what += (what.empty() ? "" : ", ") + k + " = '" + v + "'";
+  throw ConfigError(t.path, "", "no row with " + what + " (a published figure the validation needs)");
 }
 
-double number(const Row& r, const std::string& col = "value") { return std::stod(r.at(col)); }
+double number(const Row r, const std::string& col = "value") { return r.table->num(r.index, col); }
 
-// "1-2" -> {1, 2}
-std::pair<double, double> range(const Row& r) {
+// "1-2" -> {1, 2}; "3" -> {3, 3}
+std::pair<double, double> range(const Row r) {
   const std::string& v = r.at("value");
-  const size_t dash = v.find('-');
-  if (dash == std::string::npos) return {std::stod(v), std::stod(v)};
-  return {std::stod(v.substr(0, dash)), std::stod(v.substr(dash + 1))};
+  const size_t dash = v.find('-', 1);
+  auto parse = [&](const std::string& s) {
+    char* end = nullptr;
+    const double x = std::strtod(s.c_str(), &end);
+    if (s.empty() || *end != '\0' || !std::isfinite(x))
+      throw ConfigError(r.table->path, "value", "'" + v + "' is not a number or a range lo-hi",
+                        r.table->row_lines[r.index]);
+    return x;
+  };
+  if (dash == std::string::npos) return {parse(v), parse(v)};
+  return {parse(v.substr(0, dash)), parse(v.substr(dash + 1))};
 }
 
 // --- cases --------------------------------------------------------------------------------
@@ -145,7 +118,7 @@ std::vector<ValidationCase> facility_validation_cases() {
   const std::string dir = validation_dir();
   const std::string pue_csv = dir + "/cooling_pue.csv";
   const std::string llama_csv = dir + "/llama3_facts.csv";
-  const std::string local_csv = config::home_dir() + "/tests/validation/facility_published.csv";
+  const std::string local_csv = data_dir() + "/supplement/facility_published.csv";
   const auto pue = read_csv(pue_csv);
   const auto llama = read_csv(llama_csv);
   const auto local = read_csv(local_csv);
@@ -159,16 +132,25 @@ std::vector<ValidationCase> facility_validation_cases() {
            PueCase{"air-chiller", "Industry average (Uptime Institute survey)", "pue_annual_average", "2023", 0.03},
            PueCase{"air-economizer", "Google fleet", "pue_trailing", "2021", 0.05},
            PueCase{"liquid-dlc", "Google datacenter used for PaLM", "pue", "2022", 0.05}}) {
-    const Row& row = find_row(pue, pue_csv, {{"entity", p.entity}, {"metric", p.metric}, {"year", p.year}});
+    const Row row = find_row(pue, {{"entity", p.entity}, {"metric", p.metric}, {"year", p.year}});
     const FacilityResult r = evaluate_facility(run_inputs(cluster, p.preset, "temperate", year));
     cases.push_back(relative_case("cooling_pue.csv: " + row.at("source"),
                                   std::string(p.preset) + " preset, temperate site, 1 year",
                                   "annual PUE", number(row), r.pue_mean, p.tol));
   }
 
+  // Meta's fleet PUE from the Meta plant preset on Meta's Prineville site (the default scenario's
+  // facility). The preset is set from the OCP design, not fitted to this figure (its YAML header).
+  {
+    const Row row = find_row(local, {{"key", "meta_fleet_pue_2023"}});
+    const FacilityResult r = evaluate_facility(run_inputs(cluster, "meta-direct-evaporative", "prineville", year));
+    cases.push_back(relative_case(row.at("source"), "meta-direct-evaporative preset, prineville site, 1 year",
+                                  "annual PUE", number(row), r.pue_mean, 0.03));
+  }
+
   // Node power in training (Latif et al. 2025).
   {
-    const Row& row = find_row(local, local_csv, {{"key", "hgx_h100_training_peak_power"}});
+    const Row row = find_row(local, {{"key", "hgx_h100_training_peak_power"}});
     FacilityInputs in = run_inputs(cluster, "air-chiller", "temperate", units::days(1));
     const FacilityResult r = evaluate_facility(in);
     cases.push_back(relative_case(row.at("source"), "8x H100 node, compute phase, air-cooled",
@@ -178,7 +160,7 @@ std::vector<ValidationCase> facility_validation_cases() {
 
   // Llama 3's diurnal throughput variation on a hot air-economizer site in July.
   {
-    const Row& row = find_row(llama, llama_csv, {{"key", "diurnal_throughput_variation"}});
+    const Row row = find_row(llama, {{"key", "diurnal_throughput_variation"}});
     const auto [lo, hi] = range(row);
     const auto factor = throughput_factor(
         cluster, run_inputs(cluster, "air-economizer", "hot-summer", units::days(7), 196).facility,
@@ -201,10 +183,10 @@ std::vector<ValidationCase> facility_validation_cases() {
   // Llama 3.1 405B energy on a TDP basis and its location-based carbon.
   {
     const double gpu_hours =
-        number(find_row(llama, llama_csv, {{"key", "gpu_hours_405b_llama3_1"}})) * 1e6;
-    const Watts tdp(number(find_row(llama, llama_csv, {{"key", "gpu_tdp"}})));
+        number(find_row(llama, {{"key", "gpu_hours_405b_llama3_1"}})) * 1e6;
+    const Watts tdp(number(find_row(llama, {{"key", "gpu_tdp"}})));
     const Joules tdp_energy = facility::tdp_basis_energy(gpu_hours, tdp);
-    const Row& e = find_row(local, local_csv, {{"key", "llama3_1_405b_training_energy_tdp_basis"}});
+    const Row e = find_row(local, {{"key", "llama3_1_405b_training_energy_tdp_basis"}});
     cases.push_back(relative_case(e.at("source"), "30.84M H100-hours x 700 W",
                                   "GPU energy, TDP basis (GWh)", number(e),
                                   units::to_mwh(tdp_energy) / 1e3, 0.01));
@@ -213,7 +195,7 @@ std::vector<ValidationCase> facility_validation_cases() {
     const FacilityResult r = evaluate_facility(run_inputs(cluster, "air-economizer", "temperate", year));
     const FacilitySpec f = run_inputs(cluster, "air-economizer", "temperate", year).facility;
     const Kilograms co2 = facility::carbon(tdp_energy * r.pue_mean, f.site);
-    const Row& c = find_row(local, local_csv, {{"key", "llama3_1_405b_training_co2_location_based"}});
+    const Row c = find_row(local, {{"key", "llama3_1_405b_training_co2_location_based"}});
     cases.push_back(relative_case(c.at("source"),
                                   "30.84M H100-h x 700 W x PUE (air-economizer) x US grid",
                                   "training CO2e, location-based (t)", number(c), co2.si() / 1e3,
@@ -222,7 +204,7 @@ std::vector<ValidationCase> facility_validation_cases() {
 
   // Power swing when the whole 16k-GPU job stops or resumes (Llama 3 §3.3.4: "tens of MW").
   {
-    const Row& row = find_row(llama, llama_csv, {{"key", "power_swing"}});
+    const Row row = find_row(llama, {{"key", "power_swing"}});
     const FacilityResult r = evaluate_facility(run_inputs(cluster, "air-economizer", "temperate", units::days(1)));
     cases.push_back(range_case("llama3_facts.csv (arXiv:2407.21783 " + row.at("section") + "): " +
                                    row.at("value"),

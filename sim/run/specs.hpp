@@ -1,6 +1,6 @@
 // Resolved inputs of the run model: failure processes, recovery, checkpointing, stragglers.
 //
-// Defaults and their sources: ../shared/research/reliability_energy.md §1.6, §2.7, §3.3.
+// Defaults and their sources: docs/research/reliability_energy.md §1.6, §2.7, §3.3.
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// Published cases of the run model (research note §7 V1-V3; ../shared/validation/).
+// Published cases of the run model (research note §7 V1-V3; data/validation/).
 #include "sim/run/validation.hpp"
 
 #include <algorithm>
@@ -9,7 +9,9 @@
 
 #include <Eigen/Dense>
 
+#include "sim/core/csv.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/paths.hpp"
 #include "sim/run/checkpoint_policy.hpp"
 #include "sim/run/ettr_estimators.hpp"
 #include "sim/run/profiles.hpp"
@@ -59,24 +61,14 @@ struct Table5Row {
   int count = 0;
 };
 
-// ../shared/validation/llama3_table5_interruptions.csv: component, category, interruption_count, ...
+// data/validation/llama3_table5_interruptions.csv: component, category, interruption_count, ...
 std::vector<Table5Row> read_table5() {
-  const std::string path = validation_dir() + "/llama3_table5_interruptions.csv";
-  std::ifstream f(path);
-  if (!f) throw ConfigError(path, "", "cannot read Llama 3 Table 5 (set FLEETSIM_SHARED)");
+  const CsvTable t = read_csv(validation_dir() + "/llama3_table5_interruptions.csv");
+  t.require_columns({"component", "category", "interruption_count"});
   std::vector<Table5Row> rows;
-  std::string line;
-  std::getline(f, line);  // header
-  while (std::getline(f, line)) {
-    std::stringstream ss(line);
-    Table5Row r;
-    std::string count;
-    std::getline(ss, r.component, ',');
-    std::getline(ss, r.category, ',');
-    std::getline(ss, count, ',');
-    if (r.component.empty()) continue;
-    r.count = std::stoi(count);
-    rows.push_back(r);
+  for (size_t i = 0; i < t.size(); ++i) {
+    if (t.at(i, "component").empty()) continue;
+    rows.push_back({t.at(i, "component"), t.at(i, "category"), t.integer(i, "interruption_count")});
   }
   return rows;
 }
@@ -215,7 +207,7 @@ std::vector<ValidationCase> llama3_cases(int replications) {
   cases.push_back(make_case(src, "16,384 H100, 54 d", "planned interruptions", 47, planned,
                             1.96 * std::sqrt(47.0), true));
   // Cause shares: Table 5 counts / 419 (the count column is consistent; the printed 30.1% for
-  // Faulty GPU is not, see ../shared/validation/SOURCES.md).
+  // Faulty GPU is not, see data/validation/SOURCES.md).
   double total = 0;
   std::map<std::string, double> by_cause;
   for (const auto& x : r.replications)

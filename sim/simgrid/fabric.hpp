@@ -2,7 +2,7 @@
 // links a transfer crosses, and what each link can carry. No SimGrid types here, so routing and
 // flow plans are unit-tested without an engine; platform.cpp turns these ids into SimGrid links.
 //
-// Model (shared/research/simgrid.md §2.3b): every GPU has an NVLink up and down link into its
+// Model (docs/research/simgrid.md §2.3b): every GPU has an NVLink up and down link into its
 // NVSwitch domain; every NIC has an up and down cable to its leaf; a leaf's uplinks to the spines
 // are one aggregated bundle per direction of capacity endpoints x port rate / oversubscription;
 // in a 3-tier fabric with pods, a pod's uplinks to the core are one bundle per direction of capacity

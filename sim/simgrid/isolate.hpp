@@ -1,6 +1,6 @@
 // Runs a computation in a forked child and returns its numbers through a pipe.
 //
-// SimGrid 3.32 allows one engine per process and never resets its clock (shared/research/simgrid.md
+// SimGrid 3.32 allows one engine per process and never resets its clock (docs/research/simgrid.md
 // §5), so every SimGrid run happens in a child that writes its result and _exit()s; the parent never
 // creates an engine, and any number of evaluations work in one process. Children started together
 // run in parallel. An exception in the child is rethrown in the parent with its message.

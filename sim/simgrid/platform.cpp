@@ -1,5 +1,5 @@
 // The SimGrid engine and platform of the SimGrid tier: a custom zone with arithmetic routing
-// (shared/research/simgrid.md §2.3b; SimGrid's fat-tree builder is quadratic) over the links of a
+// (docs/research/simgrid.md §2.3b; SimGrid's fat-tree builder is quadratic) over the links of a
 // Fabric. Uses SimGrid 3.32's kernel routing API, which changes between releases: keep it here.
 #include <simgrid/kernel/routing/NetPoint.hpp>
 #include <simgrid/kernel/routing/NetZoneImpl.hpp>

@@ -13,19 +13,6 @@
 namespace fleetsim::step {
 namespace {
 
-std::vector<std::string> split_csv_line(const std::string& line) {
-  std::vector<std::string> out;
-  std::string cur;
-  bool quoted = false;
-  for (char ch : line) {
-    if (ch == '"') quoted = !quoted;
-    else if (ch == ',' && !quoted) { out.push_back(cur); cur.clear(); }
-    else if (ch != '\r') cur += ch;
-  }
-  out.push_back(cur);
-  return out;
-}
-
 std::string num(double v) {
   std::ostringstream os;
   os.precision(12);
@@ -47,7 +34,8 @@ void load(StepCase& c) {
     c.scenario.workload.parallel.virtual_pipeline_model_parallel_size = c.virtual_pipeline_override;
 }
 
-std::string data_dir() { return config::home_dir() + "/sim/step/data"; }
+// Settings of published runs that their tables omit (sim/step/data/README.md).
+std::string step_settings_dir() { return config::home_dir() + "/sim/step/data"; }
 
 // A GPT model of the vTrain sets: 4h MLP, vocab 50257 (vTrain's default, vtrain_SOURCE.md
 // caveat 4), full recomputation and 1F1B on every row (caveat 3), Megatron-DeepSpeed of 2023
@@ -101,54 +89,12 @@ StepCase vtrain_case(const CsvTable& t, size_t i, const std::string& source) {
 
 }  // namespace
 
-const std::string& CsvTable::at(size_t row, std::string_view column) const {
-  for (size_t k = 0; k < header.size(); ++k)
-    if (header[k] == column) {
-      if (row >= rows.size() || k >= rows[row].size())
-        throw std::runtime_error(path + ": row " + std::to_string(row + 2) + " has no column '" +
-                                 std::string(column) + "'");
-      return rows[row][k];
-    }
-  throw std::runtime_error(path + ": no column '" + std::string(column) + "'");
-}
-
-double CsvTable::num(size_t row, std::string_view column) const {
-  const std::string& s = at(row, column);
-  try {
-    return std::stod(s);
-  } catch (const std::exception&) {
-    throw std::runtime_error(path + ": row " + std::to_string(row + 2) + ", column '" +
-                             std::string(column) + "': '" + s + "' is not a number");
-  }
-}
-
-int CsvTable::integer(size_t row, std::string_view column) const {
-  return static_cast<int>(std::lround(num(row, column)));
-}
-
-CsvTable read_csv(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) throw std::runtime_error("cannot read " + path);
-  CsvTable t;
-  t.path = path;
-  std::string line;
-  bool first = true;
-  while (std::getline(in, line)) {
-    if (line.empty() || line == "\r") continue;
-    if (first && line.size() >= 3 && line.compare(0, 3, "\xEF\xBB\xBF") == 0) line.erase(0, 3);
-    auto fields = split_csv_line(line);
-    if (first) { t.header = std::move(fields); first = false; }
-    else t.rows.push_back(std::move(fields));
-  }
-  return t;
-}
-
 // Megatron-LM SC'21 Table 1 on Selene. Settings the table omits (micro-batch size, layers per
 // virtual stage, DDP implementation) come from the authors' script (sim/step/data/README.md);
 // full recomputation as eq. 3 assumes; unfused attention and no sequence parallelism (2021).
 std::vector<StepCase> megatron_sc21_table1_cases() {
   const CsvTable t = read_csv(validation_dir() + "/megatron_sc21_table1.csv");
-  const CsvTable run = read_csv(data_dir() + "/megatron_sc21_run_table_1.csv");
+  const CsvTable run = read_csv(step_settings_dir() + "/megatron_sc21_run_table_1.csv");
   std::vector<StepCase> out;
   for (size_t i = 0; i < t.rows.size(); ++i) {
     const std::string size = t.at(i, "params_billion");

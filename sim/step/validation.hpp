@@ -1,4 +1,4 @@
-// The step model's published cases (DESIGN.md §6): each row of a table in ../shared/validation
+// The step model's published cases (DESIGN.md §6): each row of a table in data/validation
 // becomes a Scenario (a catalog scenario plus --set overrides, as a user would write it) and the
 // published figure it should reproduce. Read at run time; no number from a table is in the code.
 #pragma once
@@ -7,22 +7,16 @@
 #include <string_view>
 #include <vector>
 
+#include "sim/core/csv.hpp"
 #include "sim/core/validation_case.hpp"
 #include "sim/scenario.hpp"
 #include "sim/step/step_model.hpp"
 
 namespace fleetsim::step {
 
-// A small CSV reader (header row, comma-separated, double quotes for fields with commas).
-struct CsvTable {
-  std::string path;
-  std::vector<std::string> header;
-  std::vector<std::vector<std::string>> rows;
-  [[nodiscard]] const std::string& at(size_t row, std::string_view column) const;
-  [[nodiscard]] double num(size_t row, std::string_view column) const;
-  [[nodiscard]] int integer(size_t row, std::string_view column) const;
-};
-CsvTable read_csv(const std::string& path);
+// The published tables are read with the project's one CSV reader (sim/core/csv.hpp).
+using fleetsim::CsvTable;
+using fleetsim::read_csv;
 
 enum class CaseMetric {
   MegatronTflops,   // achieved TFLOP/s per GPU with the paper's eq. 3 FLOP count

@@ -1,5 +1,5 @@
 // Facility model against published figures (reliability_energy.md §7, V5). Each test prints the
-// figures and the table or paper they come from; the cases read ../shared/validation at run time.
+// figures and the table or paper they come from; the cases read data/validation at run time.
 #include <catch2/catch.hpp>
 
 #include <cstdio>

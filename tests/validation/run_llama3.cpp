@@ -1,5 +1,5 @@
 // V1: Llama 3 405B, 54 days on 16,384 H100 (Llama Team 2024, arXiv:2407.21783, §3.3.4 Table 5;
-// ../shared/validation/llama3_table5_interruptions.csv): 419 unexpected interruptions in Table 5's
+// data/validation/llama3_table5_interruptions.csv): 419 unexpected interruptions in Table 5's
 // proportions, 47 planned, ETTR above 90% with recovery parameters from public sources.
 #include <catch2/catch.hpp>
 

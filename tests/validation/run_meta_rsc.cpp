@@ -1,5 +1,5 @@
 // V2: Meta RSC job MTTI versus size (Kokolis et al. HPCA'25, arXiv:2410.21680;
-// ../shared/validation/reliability_meta_rsc.csv): 1.8 h at 16,384 GPUs and 0.23 h at 131,072 GPUs
+// data/validation/reliability_meta_rsc.csv): 1.8 h at 16,384 GPUs and 0.23 h at 131,072 GPUs
 // with r_f = 6.50 failures per 1000 node-days, from the profile and measured in the simulation.
 #include <catch2/catch.hpp>
 

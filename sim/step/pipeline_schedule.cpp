@@ -86,7 +86,8 @@ struct Workspace {
 }  // namespace
 
 void time_schedule(const PipelineSchedule& s, const std::vector<double>& forward,
-                   const std::vector<double>& backward, double p2p, ScheduleTimes& out) {
+                   const std::vector<double>& backward, double p2p, ScheduleTimes& out,
+                   std::vector<OpTiming>* record) {
   thread_local Workspace ws;
   const int p = s.ranks(), v = s.chunks_per_rank(), m = s.microbatches();
   const int J = p * v;
@@ -142,6 +143,7 @@ void time_schedule(const PipelineSchedule& s, const std::vector<double>& forward
       const double start = free > ready ? free : ready;
       free = start + d;
       busy += d;
+      if (record) record->push_back({r, {forward, self % m, j}, start, free});
       if (forward) {
         fwd_done[self] = free;
         if (fwd_waiter[self] >= 0) { ws.stack.push_back(fwd_waiter[self]); fwd_waiter[self] = -1; }

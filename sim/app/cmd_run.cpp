@@ -3,6 +3,7 @@
 // states of replication 0 as a Perfetto timeline (sim/pipeline/run_trace.hpp).
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -62,6 +63,11 @@ void run(const RunArgs& a) {
   if (a.replications > 0) sets.push_back("run.replications=" + std::to_string(a.replications));
   if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));
   Scenario s = config::load_scenario(a.scenario, sets);
+  if (!a.trace.empty()) {  // refuse an unwritable trace path before the run, not after it
+    const std::filesystem::path dir = std::filesystem::absolute(a.trace).parent_path();
+    if (!std::filesystem::is_directory(dir))
+      throw ConfigError("", "--trace", "cannot write '" + a.trace + "': no directory " + dir.string());
+  }
   PipelineOptions opt;
   opt.threads = a.threads;
   auto progress = std::make_shared<Progress>("replications", s.run.replications);

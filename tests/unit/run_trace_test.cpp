@@ -30,11 +30,13 @@ TEST_CASE("run trace: replication 0's states tile the run and sum to the engine'
   CHECK(r.run.replications.back().timeline.empty());  // replication 0 only
 
   std::map<std::string, double> hours;
-  double cursor = 0, lost = 0;
+  double cursor = 0, lost = 0, lost_end = 0;
   for (const StateSpan& sp : rep.timeline) {
     CHECK(sp.end.si() > sp.start.si());
     if (sp.state == phase::kLostWork) {
       lost += (sp.end - sp.start).si() / 3600.0;
+      CHECK(sp.start.si() >= lost_end);  // rolled-back stretches do not overlap (their own track)
+      lost_end = sp.end.si();
       continue;
     }
     CHECK(sp.start.si() == Approx(cursor).margin(1e-6));  // contiguous

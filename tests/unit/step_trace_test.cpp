@@ -194,3 +194,34 @@ TEST_CASE("iteration trace: its size grows with the schedule, not with the GPUs"
   CHECK(events(64) > events(512));
   CHECK(events(512) < 20000);
 }
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+
+#include "tests/test_paths.hpp"
+
+namespace {
+int exit_code_of(const std::string& args) {
+  const std::string cmd = fleetsim::testing::fleetsim_binary() + " " + args + " > /dev/null 2>&1";
+  const int status = std::system(cmd.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+}  // namespace
+
+TEST_CASE("step --trace and run --trace write files Perfetto opens; a bad path or tier exits 2", "[trace][scenario]") {
+  const fs::path dir = fs::temp_directory_path() / "fleetsim_trace_cli";
+  fs::create_directories(dir);
+  const fs::path step = dir / "step.json", run = dir / "run.json";
+  fs::remove(step);
+  fs::remove(run);
+  CHECK(exit_code_of("step --trace " + step.string()) == 0);
+  CHECK(YAML::LoadFile(step.string())["traceEvents"].size() > 1000);
+  CHECK(exit_code_of("run --replications 1 --set run.duration=2d --trace " + run.string()) == 0);
+  CHECK(YAML::LoadFile(run.string())["traceEvents"].size() > 10);
+  CHECK(exit_code_of("step --trace /nonexistent-dir/step.json") == 2);
+  CHECK(exit_code_of("run --replications 1 --set run.duration=2d --trace /nonexistent-dir/run.json") == 2);
+  CHECK(exit_code_of("step --tier simgrid --trace " + (dir / "sg.json").string()) == 2);
+  CHECK_FALSE(fs::exists(dir / "sg.json"));
+  fs::remove_all(dir);
+}

@@ -46,9 +46,9 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
                                         ch.expert_params * grad_bytes);
       total += t;
       if (l.dp * l.cp <= 1 && ch.expert_params <= 0) continue;
-      double start;
+      double start, buckets = 1;
       if (par.overlap_grad_reduce) {
-        const double buckets = std::max(1.0, std::ceil(ch.params / bucket_params));
+        buckets = std::max(1.0, std::ceil(ch.params / bucket_params));
         start = std::max(queue, pipe.last_backward_start[j]);
         queue = std::max(start + t, pipe.last_backward_end[j] + t / buckets);
       } else {
@@ -57,7 +57,8 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
       }
       if (record)
         record->push_back({r, static_cast<int>(j), grad_kind, start, queue, t, 0.0,
-                           (ch.params - ch.expert_params) * grad_bytes, ch.expert_params * grad_bytes});
+                           (ch.params - ch.expert_params) * grad_bytes, ch.expert_params * grad_bytes,
+                           static_cast<int>(buckets)});
     }
     double exposed = std::max(end, queue) - end;
     const double p = sc.rank_params[rr], pe = sc.rank_expert_params[rr];

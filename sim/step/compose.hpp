@@ -49,6 +49,7 @@ struct DpSpan {
   double seconds = 0;        // transfer time
   double exposed = 0;        // parameter gathers: the part on the critical path
   double dense_bytes = 0, expert_bytes = 0;  // per GPU
+  int buckets = 1;           // gradient reductions: DDP buckets of the chunk (overlapped reduction)
 };
 
 // With `record`, each collective's placement is appended to it.

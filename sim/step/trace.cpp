@@ -159,7 +159,20 @@ IterationTimeline iteration_timeline(const ClusterSpec& cluster, const WorkloadS
         grad_end = std::max(grad_end, d.end);
         std::snprintf(name, sizeof name, "%s grads c%d", collective_name(d.kind), d.chunk);
         b.span(r, TraceStream::DpGradients, 0, name, trace_cat::kDp, d.start, d.end - d.start,
-               {{"bytes", d.dense_bytes}, {"expert_bytes", d.expert_bytes}, {"transfer_s", d.seconds}});
+               {{"bytes", d.dense_bytes}, {"expert_bytes", d.expert_bytes}, {"transfer_s", d.seconds},
+                {"buckets", d.buckets}});
+        // The buckets as compose_iteration times them: each a 1/B share of the transfer, back to
+        // back from the start; the last one cannot start before the chunk's last backward is done,
+        // so it ends the span.
+        if (d.buckets > 1) {
+          const double each = d.seconds / d.buckets;
+          for (int k = 0; k < d.buckets; ++k) {
+            const double at = k + 1 < d.buckets ? d.start + k * each : d.end - each;
+            std::snprintf(name, sizeof name, "bucket %d/%d", k + 1, d.buckets);
+            b.span(r, TraceStream::DpGradients, 1, name, trace_cat::kDp, at, each,
+                   {{"bytes", (d.dense_bytes + d.expert_bytes) / d.buckets}});
+          }
+        }
       }
     }
     double t = end;

@@ -182,6 +182,20 @@ TEST_CASE("iteration trace: MoE with expert and context parallelism under ZeRO-3
   check_busy_times(testing::a100_like_cluster(16), w);
 }
 
+TEST_CASE("iteration trace: large chunks reduce their gradients in several DDP buckets, nested in the chunk's span",
+          "[trace][unit]") {
+  WorkloadSpec w = testing::gpt(16, 8192, 64);  // ~0.8B parameters per chunk and GPU: > 40M per bucket
+  w.parallel.tensor_model_parallel_size = 8;
+  w.parallel.pipeline_model_parallel_size = 4;
+  w.training.global_batch_size = 16;
+  const ClusterSpec c = testing::a100_like_cluster(64);
+  check_busy_times(c, w);
+  const auto tl = step::iteration_timeline(c, w);
+  int buckets = 0;
+  for (const auto& sp : tl.spans) buckets += sp.name.rfind("bucket ", 0) == 0 ? 1 : 0;
+  CHECK(buckets > 4 * 2);
+}
+
 TEST_CASE("iteration trace: its size grows with the schedule, not with the GPUs", "[trace][unit]") {
   WorkloadSpec w = testing::gpt(16, 2048, 16);
   w.parallel.pipeline_model_parallel_size = 4;

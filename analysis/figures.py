@@ -21,6 +21,7 @@ import numpy as np
 import pandas as pd
 from matplotlib.ticker import PercentFormatter
 
+from analysis.iteration_gantt import iteration_gantt
 from analysis.results import Result, axis_label
 from analysis.style import (BLUE, CYCLE, GREEN, GREY, KEY_LABELS, METRIC_LABELS, ORANGE, PURPLE, RED,  # noqa: F401
                             _empty, _is_ratio, _percent_axis, key_label, metric_label, plt, save)
@@ -348,13 +349,15 @@ def facility_series(r: Result):
 
 def result_figures(r: Result) -> Dict[str, object]:
     """Every single-result figure by file stem, in report order."""
-    return {
+    figs = {
         "waterfall": waterfall(r),
         "iteration_breakdown": iteration_breakdown(r),
+        "iteration_timeline": iteration_gantt(r),
         "run_timeline": run_timeline(r),
         "interruptions_by_cause": interruptions_by_cause(r),
         "ettr_distribution": ettr_distribution(r),
         "lost_time": lost_time(r),
         "facility_series": facility_series(r),
     }
+    return {k: f for k, f in figs.items() if f is not None}  # the Gantt needs an iteration_schedule table
 

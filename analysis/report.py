@@ -48,6 +48,11 @@ CAPTIONS = {
                  "utilization. Red: the loss each factor causes, in percentage points of facility energy.",
     "iteration_breakdown": "One training iteration's critical path by component; compute is useful work, "
                            "everything else is exposed communication, pipeline bubble or optimizer time.",
+    "iteration_timeline": "One iteration as the step model's schedule placed it, one row per pipeline stage "
+                          "(a representative GPU): forwards, backwards (with recomputation), the bubble, "
+                          "then the exposed data-parallel communication and the optimizer; thin bars: TP "
+                          "communication and pipeline sends inside the ops; grey: the overlapped DP stream. "
+                          "The same spans `fleetsim step --trace` writes for Perfetto.",
     "run_timeline": "Replication 0 of the run: each interruption on its cause's row (the mark spans the "
                     "outage it caused), durable checkpoints, and the throughput left per time bin "
                     "(outages and checkpoint stalls count as zero, thermal throttling as its factor).",

@@ -1,7 +1,9 @@
 // `fleetsim run [SCENARIO]`: step, run and facility models over Monte-Carlo replications; prints
-// a summary table (or JSON) and optionally writes the HDF5 results file.
+// a summary table (or JSON) and optionally writes the HDF5 results file and, with --trace, the
+// states of replication 0 as a Perfetto timeline (sim/pipeline/run_trace.hpp).
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <iostream>
 #include <thread>
 
@@ -9,6 +11,7 @@
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
 #include "sim/pipeline/run_pipeline.hpp"
+#include "sim/pipeline/run_trace.hpp"
 #include "sim/results/progress.hpp"
 
 namespace fleetsim::app {
@@ -18,6 +21,7 @@ struct RunArgs {
   std::string scenario;
   std::vector<std::string> sets;
   std::string output;
+  std::string trace;
   int replications = 0;
   long long seed = -1;
   int threads = 0;
@@ -59,16 +63,28 @@ void run(const RunArgs& a) {
   if (a.replications > 0) sets.push_back("run.replications=" + std::to_string(a.replications));
   if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));
   Scenario s = config::load_scenario(a.scenario, sets);
+  if (!a.trace.empty()) {  // refuse an unwritable trace path before the run, not after it
+    const std::filesystem::path dir = std::filesystem::absolute(a.trace).parent_path();
+    if (!std::filesystem::is_directory(dir))
+      throw ConfigError("", "--trace", "cannot write '" + a.trace + "': no directory " + dir.string());
+  }
   PipelineOptions opt;
   opt.threads = a.threads;
   auto progress = std::make_shared<Progress>("replications", s.run.replications);
   opt.progress = [progress](int, int) { progress->advance(); };
+  opt.record_timeline = !a.trace.empty();
   PipelineResult r = run_pipeline(s, opt);
   progress.reset();
   if (!a.output.empty()) {
     std::string command = "fleetsim run " + (a.scenario.empty() ? std::string("(default)") : a.scenario);
     for (const auto& set : a.sets) command += " --set " + set;
     write_results_file(a.output, s, r, command);
+  }
+  if (!a.trace.empty()) {
+    TraceWriter w;
+    add_run_trace(s, r, w);
+    w.write(a.trace);
+    std::cerr << "trace: " << w.events() << " events of replication 0 written to " << a.trace << "\n";
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (a.json) {
@@ -103,6 +119,8 @@ void add_run_command(CLI::App& app) {
   c->add_option("--seed", args->seed, "base random seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
   c->add_option("--threads", args->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
   c->add_flag("--json", args->json, "print the summary as JSON");
+  c->add_option("--trace", args->trace,
+                "write replication 0's states on a time axis as Chrome trace-event JSON (ui.perfetto.dev)");
   c->callback([args] { run(*args); });
 }
 

@@ -1,5 +1,6 @@
-// `fleetsim step [SCENARIO] [--set K=V]... [--tier analytical|simgrid] [--json]`: one training
-// iteration: time, MFU, HFU, the breakdown of the critical path, memory per GPU.
+// `fleetsim step [SCENARIO] [--set K=V]... [--tier analytical|simgrid] [--json] [--trace FILE.json]`:
+// one training iteration: time, MFU, HFU, the breakdown of the critical path, memory per GPU;
+// with --trace, its timeline as a Chrome trace-event / Perfetto JSON (sim/step/trace.hpp).
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -7,10 +8,12 @@
 #include <vector>
 
 #include "sim/app/command.hpp"
+#include "sim/core/error.hpp"
 #include "sim/config/load.hpp"
 #include "sim/pipeline/tier.hpp"
 #include "sim/results/report.hpp"
 #include "sim/step/step_model.hpp"
+#include "sim/step/trace.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -19,6 +22,7 @@ struct StepArgs {
   std::string scenario;
   std::vector<std::string> sets;
   std::string tier;
+  std::string trace;
   bool json = false;
 };
 
@@ -41,7 +45,18 @@ void step(const StepArgs& a) {
   std::vector<std::string> sets = a.sets;
   if (!a.tier.empty()) sets.push_back("step.tier=" + a.tier);
   const Scenario s = config::load_scenario(a.scenario, sets);
+  if (!a.trace.empty() && s.tier != StepTier::Analytical)
+    throw ConfigError("", "--trace",
+                      "the iteration trace records the analytical tier's schedule; the SimGrid tier's "
+                      "per-link tracks are not written yet: use --tier analytical");
   const StepResult r = evaluate_step_on_tier(s, StepOptions{});
+  if (!a.trace.empty()) {
+    const step::IterationTimeline tl = step::iteration_timeline(s.cluster, s.workload);
+    TraceWriter w;
+    step::add_iteration_trace(tl, s, w);
+    w.write(a.trace);
+    std::cerr << "trace: " << w.events() << " events written to " << a.trace << "\n";
+  }
   Report report;
   add_step_metrics(r, report);
   if (a.json) {
@@ -68,6 +83,8 @@ void add_step_command(CLI::App& app) {
   c->add_option("--tier", args->tier, "step model tier (overrides step.tier)")
       ->check(CLI::IsMember({"analytical", "simgrid"}));
   c->add_flag("--json", args->json, "print the summary as JSON (DESIGN.md §5 keys)");
+  c->add_option("--trace", args->trace,
+                "write the iteration's timeline as Chrome trace-event JSON (open in ui.perfetto.dev)");
   c->callback([args] { step(*args); });
 }
 

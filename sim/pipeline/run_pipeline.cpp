@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "sim/core/error.hpp"
+#include "sim/pipeline/run_trace.hpp"
 #include "sim/pipeline/tier.hpp"
 #include "sim/results/hdf5_writer.hpp"
 #include "sim/workload/parameters.hpp"
@@ -60,6 +61,7 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
   in.failure_rate_multiplier =
       failure_rate_multiplier(s.cluster, s.facility, out.step.compute_busy_fraction, s.run.duration);
   in.throughput_factor = throughput_factor(s.cluster, s.facility, out.step.compute_busy_fraction);
+  in.record_timeline = options.record_timeline;
   out.run = simulate_run(in, options.threads, options.progress);
 
   for (const auto& rep : out.run.replications) {
@@ -145,6 +147,7 @@ void write_results_file(const std::string& path, const Scenario& s, const Pipeli
     for (const auto& ts : r.facility.front().series) cols.push_back({ts.name, ts.unit, ts.description, ts.values});
     f.write_table("timeseries", cols, "facility time series of replication 0");
   }
+  write_iteration_schedule(s, f);  // the report's Gantt chart (run_trace.hpp)
   f.commit();
 }
 

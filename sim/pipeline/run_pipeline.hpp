@@ -18,6 +18,7 @@ namespace fleetsim {
 struct PipelineOptions {
   int threads = 0;                          // 0 = all cores
   std::function<void(int done, int total)> progress;
+  bool record_timeline = false;             // replication 0 keeps its state timeline (run --trace)
 };
 
 struct PipelineResult {

@@ -36,7 +36,7 @@ constexpr std::array<const char*, kNumAcc> kAccNames = {
 class Replication {
  public:
   Replication(const Prepared& p, const RunInputs& in, int rep, ReplicationResult& out)
-      : p_(p), in_(in), out_(out), log_(rep == 0),
+      : p_(p), in_(in), out_(out), log_(rep == 0), trace_(rep == 0 && in.record_timeline),
         arrivals_(in.run.seed, rep, Stream::FailureArrivals),
         pick_(in.run.seed, rep, Stream::FailurePick),
         planned_rng_(in.run.seed, rep, Stream::Planned),
@@ -169,6 +169,7 @@ class Replication {
       if (in_stall_) {
         const Time e = std::min(b, stall_end_);
         acc_[kStalls] += seconds_of(e - a);
+        state(a, e, "checkpoint_write");
         a = e;
         if (a == stall_end_) end_stall(a);
         continue;
@@ -189,6 +190,7 @@ class Replication {
       pending_compute_ += dt * cap;
       acc_[kDegraded] += dt * (1.0 - cap);
       if (!slow_detect_.empty()) out_.slow_hours += dt / 3600.0;
+      state(a, e, "training");
       a = e;
       if (reached) {
         finished_ = true;
@@ -268,6 +270,7 @@ class Replication {
     for (const auto& ph : outage_) {
       const Time lo = std::max(a, start), hi = std::min(b, ph.end);
       if (hi > lo) acc_[ph.acc] += seconds_of(hi - lo);
+      state(lo, hi, kAccNames[static_cast<size_t>(ph.acc)], outage_cause_);
       start = ph.end;
     }
     if (commit_at_ <= b) {
@@ -306,6 +309,11 @@ class Replication {
     if (replica) {
       replica_failure(now, c, detect);
       return;
+    }
+    if (trace_) {  // the compute about to be rolled back, drawn back from the interruption
+      const double lost = pending_compute_ + (has_inflight_ ? inflight_compute_ : 0.0);
+      if (lost > 0)
+        out_.timeline.push_back({Seconds(seconds_of(now) - lost), Seconds(seconds_of(now)), phase::kLostWork, c.name});
     }
     lose_work();
     reset_job_state();
@@ -393,12 +401,25 @@ class Replication {
 
   void log(Time t, EventKind k, const std::string& cause, Time duration) {
     if (log_) out_.events.push_back({Seconds(seconds_of(t)), k, cause, Seconds(seconds_of(duration))});
+    if (k == EventKind::Failure || k == EventKind::Planned || k == EventKind::Eviction) outage_cause_ = cause;
+  }
+  // Timeline of replication 0 (`run --trace`): contiguous stretches in one state are merged.
+  void state(Time a, Time b, const char* name, const std::string& cause = std::string()) {
+    if (!trace_ || b <= a) return;
+    auto& tl = out_.timeline;
+    const double s = seconds_of(a), e = seconds_of(b);
+    if (!tl.empty() && tl.back().end.si() == s && tl.back().state == name && tl.back().cause == cause) {
+      tl.back().end = Seconds(e);
+      return;
+    }
+    tl.push_back({Seconds(s), Seconds(e), name, cause});
   }
 
   const Prepared& p_;
   const RunInputs& in_;
   ReplicationResult& out_;
-  bool log_;
+  bool log_, trace_;
+  std::string outage_cause_;
   Rng arrivals_, pick_, planned_rng_, slow_rng_, repair_rng_;
   std::vector<Rng> weibull_rngs_;
   SparePool pool_;

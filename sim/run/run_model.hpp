@@ -43,6 +43,17 @@ struct RunInputs {  // everything the engine needs, decoupled from YAML
   std::function<Seconds(double compute_slowdown)> iteration_time;  // called once per state
   double failure_rate_multiplier = 1.0;  // hook: the facility model scales hazards
   std::function<double(Seconds t)> throughput_factor;  // hook: thermal throttling (1 = none); may be empty
+  bool record_timeline = false;      // replication 0 keeps its state timeline (`run --trace`)
+};
+
+// One stretch of wall-clock time in one state (replication 0 with RunInputs::record_timeline):
+// "training", "checkpoint_write", an outage phase (phase:: names), or, on its own track,
+// "lost_work": the compute rolled back by the interruption at `end` (its length is that compute
+// time, drawn back from the interruption).
+struct StateSpan {
+  Seconds start, end;
+  std::string state;
+  std::string cause;   // the interruption's component, "planned", "fail_slow"; empty for training
 };
 
 enum class EventKind { Failure, CheckpointDurable, Restart, Planned, FailSlow, Eviction, ReplicaRejoin, End };
@@ -83,6 +94,7 @@ struct ReplicationResult {
   double stalled_hours = 0;          // GPUs idle or stalled (everything else)
   double slow_hours = 0;             // running with a fail-slow node in the job
   std::vector<Event> events;         // only filled for replication 0
+  std::vector<StateSpan> timeline;   // replication 0 with RunInputs::record_timeline
 };
 
 struct RunResult {

@@ -16,7 +16,7 @@ double local_optimizer_params(const StageCosts& sc, const ParallelSpec& par, int
 }
 
 Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const PipelineTimes& pipe,
-                              const DataParallelCosts& costs) {
+                              const DataParallelCosts& costs, std::vector<DpSpan>* record) {
   const Layout& l = sc.layout;
   const ParallelSpec& par = w.parallel;
   const bool sharded = par.effective_zero_stage() >= 1;
@@ -46,13 +46,19 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
                                         ch.expert_params * grad_bytes);
       total += t;
       if (l.dp * l.cp <= 1 && ch.expert_params <= 0) continue;
+      double start, buckets = 1;
       if (par.overlap_grad_reduce) {
-        const double buckets = std::max(1.0, std::ceil(ch.params / bucket_params));
-        const double start = std::max(queue, pipe.last_backward_start[j]);
+        buckets = std::max(1.0, std::ceil(ch.params / bucket_params));
+        start = std::max(queue, pipe.last_backward_start[j]);
         queue = std::max(start + t, pipe.last_backward_end[j] + t / buckets);
       } else {
-        queue = std::max(queue, end) + t;
+        start = std::max(queue, end);
+        queue = start + t;
       }
+      if (record)
+        record->push_back({r, static_cast<int>(j), grad_kind, start, queue, t, 0.0,
+                           (ch.params - ch.expert_params) * grad_bytes, ch.expert_params * grad_bytes,
+                           static_cast<int>(buckets)});
     }
     double exposed = std::max(end, queue) - end;
     const double p = sc.rank_params[rr], pe = sc.rank_expert_params[rr];
@@ -62,6 +68,7 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
       // chunk must arrive before it can start.
       const double ag = costs.collective(Collective::AllGather, (p - pe) * weight_bytes, pe * weight_bytes);
       total += ag;
+      const double before_ag = exposed;
       if (par.overlap_param_gather) {
         const double first = sc.chunks[rr].params;
         const double buckets = std::max(1.0, std::ceil(first / bucket_params));
@@ -69,6 +76,9 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
       } else {
         exposed += ag;
       }
+      if (record)
+        record->push_back({r, -1, Collective::AllGather, 0, 0, ag, exposed - before_ag,
+                           (p - pe) * weight_bytes, pe * weight_bytes});
       if (par.zero_stage >= 3) {
         // ZeRO-3 / FSDP holds only the chunk computing and the one prefetched unsharded
         // (memory.cpp), so each microbatch re-gathers every chunk's weights before its forward
@@ -82,6 +92,10 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
         const double extra = std::max(0.0, gathers) * ag;
         total += extra;
         exposed += std::max(0.0, extra - end);
+        if (record && extra > 0)
+          record->push_back({r, -2, Collective::AllGather, 0, 0, extra, std::max(0.0, extra - end),
+                             std::max(0.0, gathers) * (p - pe) * weight_bytes,
+                             std::max(0.0, gathers) * pe * weight_bytes});
       }
     }
     const double opt = costs.optimizer(r);

@@ -38,8 +38,24 @@ struct Composition {
   std::vector<double> dp_exposed, dp_total, optimizer;
 };
 
+// One data-parallel collective as composed, for the iteration trace (sim/step/trace.cpp).
+struct DpSpan {
+  int rank = 0;
+  int chunk = -1;            // global chunk of a gradient reduction; -1 the parameter all-gather,
+                             // -2 the further ZeRO-3 gathers of all microbatches
+  Collective kind = Collective::AllReduce;
+  double start = 0, end = 0; // gradient reductions: on the rank's DP stream (end - start may
+                             // exceed `seconds`: the last bucket waits for the last backward)
+  double seconds = 0;        // transfer time
+  double exposed = 0;        // parameter gathers: the part on the critical path
+  double dense_bytes = 0, expert_bytes = 0;  // per GPU
+  int buckets = 1;           // gradient reductions: DDP buckets of the chunk (overlapped reduction)
+};
+
+// With `record`, each collective's placement is appended to it.
 [[nodiscard]] Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w,
-                                            const PipelineTimes& pipe, const DataParallelCosts& costs);
+                                            const PipelineTimes& pipe, const DataParallelCosts& costs,
+                                            std::vector<DpSpan>* record = nullptr);
 
 // Parameters whose optimizer state one GPU of pipeline rank `rank` updates (its shard when the
 // optimizer is distributed).

@@ -49,10 +49,18 @@ struct ScheduleTimes {
   std::vector<double> last_backward_start, last_backward_end;  // per chunk j
 };
 
+// One op as the list scheduler placed it (for the iteration trace, sim/step/trace.cpp).
+struct OpTiming {
+  int rank = 0;
+  PipelineOp op;
+  double start = 0, end = 0;
+};
+
 // Simulates the schedule. `forward`/`backward` have p v entries. Thread-safe; the workspace is
-// thread-local.
+// thread-local. With `record`, every op's placement is appended to it.
 void time_schedule(const PipelineSchedule& schedule, const std::vector<double>& forward,
-                   const std::vector<double>& backward, double p2p, ScheduleTimes& out);
+                   const std::vector<double>& backward, double p2p, ScheduleTimes& out,
+                   std::vector<OpTiming>* record = nullptr);
 
 // Peak number of layer-microbatches whose activations rank r holds at once under the schedule
 // (forward stores a chunk's activations, its backward frees them), and the peak number of

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "sim/core/error.hpp"
+#include "sim/step/capture.hpp"
 #include "sim/step/collectives.hpp"
 #include "sim/step/compose.hpp"
 #include "sim/step/flops.hpp"
@@ -73,7 +74,12 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
     if (j > 0) bwd_c[static_cast<size_t>(j)] += p2p;
   }
   thread_local step::ScheduleTimes with_p2p;
-  step::time_schedule(sched, fwd_c, bwd_c, 0.0, with_p2p);
+  step::StepCapture* const cap = options.capture;
+  if (cap) {
+    cap->ops.clear();
+    cap->dp.clear();
+  }
+  step::time_schedule(sched, fwd_c, bwd_c, 0.0, with_p2p, cap ? &cap->ops : nullptr);
 
   // Data parallelism and the optimizer (compose.cpp), with the α-β collective times.
   const auto& vol = sc.volumes;
@@ -88,7 +94,14 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
            gpu.launch(20).si();
   };
   const step::Composition comp = step::compose_iteration(
-      sc, w, {with_p2p.rank_end, with_p2p.last_backward_start, with_p2p.last_backward_end}, costs);
+      sc, w, {with_p2p.rank_end, with_p2p.last_backward_start, with_p2p.last_backward_end}, costs,
+      cap ? &cap->dp : nullptr);
+  if (cap) {
+    cap->costs = sc;
+    cap->p2p = p2p;
+    cap->schedule = with_p2p;
+    cap->composition = comp;
+  }
   const int crit = comp.critical_rank;
   StepResult res;
   res.iteration_time = Seconds(comp.iteration_time);

@@ -14,10 +14,12 @@
 namespace fleetsim {
 
 class Report;
+namespace step { struct StepCapture; }
 
 struct StepOptions {                   // degraded cluster states, used by the run model (memoized per state)
   double compute_slowdown = 1.0;       // slowest rank's compute time multiplier (stragglers, thermal throttling)
   double fabric_bandwidth_scale = 1.0; // achievable fabric bandwidth multiplier (degraded links)
+  step::StepCapture* capture = nullptr; // when set, evaluate_step keeps its schedule there (trace.hpp)
 };
 
 struct StepBreakdown {  // seconds per iteration on the critical path; plus overlapped amounts

@@ -1,0 +1,258 @@
+#include "sim/import/nemo_recipe.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <vector>
+
+#include "sim/core/error.hpp"
+
+namespace fleetsim::importer {
+namespace {
+
+// Leaves of the YAML tree as dotted keys, in file order (sequences are one leaf).
+void flatten(const YAML::Node& n, const std::string& prefix, std::vector<std::pair<std::string, YAML::Node>>& out) {
+  if (n.IsMap()) {
+    for (const auto& kv : n) flatten(kv.second, prefix.empty() ? kv.first.Scalar() : prefix + "." + kv.first.Scalar(), out);
+  } else {
+    out.emplace_back(prefix, n);
+  }
+}
+
+// Sections and keys that do not change the work of an iteration: run bookkeeping, logging,
+// checkpoint paths, data, learning-rate schedule, initialization, numerics of norms.
+bool no_effect(const std::string& k) {
+  static const std::vector<std::string> prefixes = {
+      "run.", "hydra.", "defaults", "exp_manager.", "trainer.", "model.data.", "model.optim.", "model.tokenizer.",
+      "model.nsys_profile.", "checkpoint.", "logger.", "scheduler.", "dataset.", "rng.", "dist.", "profiling.",
+      "optimizer.", "tokenizer.", "train.", "ddp.", "comm_overlap.", "inprocess_restart.", "ft.", "straggler."};
+  static const std::set<std::string> keys = {
+      "model.mcore_gpt", "model.rampup_batch_size", "model.max_position_embeddings", "model.init_method_std",
+      "model.use_scaled_init_method", "model.hidden_dropout", "model.attention_dropout", "model.ffn_dropout",
+      "model.kv_channels", "model.apply_query_key_layer_scaling", "model.normalization", "model.layernorm_epsilon",
+      "model.do_layer_norm_weight_decay", "model.pre_process", "model.post_process", "model.persist_layer_norm",
+      "model.bias", "model.headscale", "model.transformer_block_type", "model.openai_gelu",
+      "model.normalize_attention_scores", "model.position_embedding_type", "model.rotary_percentage",
+      "model.apply_rope_fusion", "model.attention_type", "model.scale_positional_embedding",
+      "model.native_amp_init_scale", "model.native_amp_growth_interval", "model.hysteresis",
+      "model.fp32_residual_connection", "model.fp16_lm_cross_entropy", "model.megatron_amp_O2",
+      "model.grad_allreduce_chunk_size_mb", "model.grad_div_ar_fusion",
+      "model.cross_entropy_loss_fusion", "model.bias_activation_fusion", "model.bias_dropout_add_fusion",
+      "model.masked_softmax_fusion", "model.seed", "model.resume_from_checkpoint", "model.use_cpu_initialization",
+      "model.onnx_safe", "model.apex_transformer_log_level", "model.gradient_as_bucket_view", "model.sync_batch_comm",
+      "model.activations_checkpoint_method", "model.activations_checkpoint_num_layers",
+      "model.num_micro_batches_with_partial_activation_checkpoints",
+      "model.activations_checkpoint_layers_per_pipeline", "model.defer_embedding_wgrad_compute",
+      "model.wgrad_deferral_limit", "model.deterministic_mode", "model.transformer_engine", "model.fp8_margin",
+      "model.fp8_interval", "model.fp8_amax_history_len", "model.fp8_amax_compute_algo", "model.fp8_e4m3",
+      "model.fp8_hybrid", "model.gc_interval", "model.batch_p2p_comm", "model.rotary_base", "model.seq_len_interpolation_factor",
+      "model.layernorm_zero_centered_gamma", "model.add_bias_linear", "model.add_qkv_bias", "model.gated_linear_unit",
+      "model.init_method_std", "model.share_embeddings_and_output_weights_in_fp32", "model.tp_comm_overlap_cfg",
+      "model.ub_tp_comm_overlap_cfg", "model.apply_rope_fusion", "model.bias_dropout_fusion", "model.masked_softmax_fusion"};
+  if (keys.count(k)) return true;
+  return std::any_of(prefixes.begin(), prefixes.end(), [&](const std::string& p) { return k.rfind(p, 0) == 0; });
+}
+
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {}
+
+  void load() {
+    YAML::Node root;
+    try {
+      root = YAML::LoadFile(path_);
+    } catch (const YAML::BadFile&) {
+      throw ConfigError(path_, "", "cannot read the file");
+    } catch (const YAML::Exception& e) {
+      throw ConfigError(path_, "", std::string("not valid YAML: ") + e.what(), e.mark.line + 1);
+    }
+    if (!root.IsMap()) throw ConfigError(path_, "", "expected a mapping at the top (trainer:, model:, train: ...)");
+    std::vector<std::pair<std::string, YAML::Node>> leaves;
+    flatten(root, "", leaves);
+    for (auto& [k, v] : leaves) {
+      order_.push_back(k);
+      leaves_[k] = v;
+    }
+  }
+
+  [[nodiscard]] bool has(const std::string& k) const {
+    const auto it = leaves_.find(k);
+    return it != leaves_.end() && !it->second.IsNull();
+  }
+  [[nodiscard]] std::string text(const std::string& k) {
+    used_.insert(k);
+    if (!has(k)) return "";
+    const YAML::Node& n = leaves_.at(k);
+    if (!n.IsScalar()) throw ConfigError(path_, k, "expected a single value");
+    return n.Scalar();
+  }
+  int integer(const std::string& k, int fallback) {
+    const std::string s = text(k);
+    if (s.empty()) return fallback;
+    if (s.find("${") != std::string::npos)
+      throw ConfigError(path_, k, "'" + s + "' is an interpolation; resolve the recipe first (give the number)");
+    try {
+      size_t used = 0;
+      const long v = std::stol(s, &used);
+      if (used != s.size() || v < 0) throw std::invalid_argument("range");
+      return static_cast<int>(v);
+    } catch (const std::exception&) {
+      throw ConfigError(path_, k, "'" + s + "' is not a non-negative integer");
+    }
+  }
+  bool boolean(const std::string& k, bool fallback) {
+    const std::string s = text(k);
+    if (s.empty()) return fallback;
+    std::string l = s;
+    std::transform(l.begin(), l.end(), l.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    if (l == "true" || l == "yes" || l == "1") return true;
+    if (l == "false" || l == "no" || l == "0") return false;
+    throw ConfigError(path_, k, "'" + s + "' is not true or false");
+  }
+  // The first of several spellings that is present.
+  std::string first_of(std::initializer_list<const char*> keys) {
+    for (const char* k : keys) used_.insert(k);
+    for (const char* k : keys)
+      if (has(k)) return k;
+    return "";
+  }
+  void mark(const std::string& k) { used_.insert(k); }
+
+  void report(Imported& imp) const {
+    for (const auto& k : order_) {
+      if (used_.count(k)) continue;
+      const YAML::Node& n = leaves_.at(k);
+      const std::string shown = k + (n.IsScalar() ? ": " + n.Scalar() : "");
+      (no_effect(k) ? imp.ignored : imp.unknown).push_back(shown);
+    }
+  }
+  [[nodiscard]] const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+  std::map<std::string, YAML::Node> leaves_;
+  std::vector<std::string> order_;
+  std::set<std::string> used_;
+};
+
+// Vocabulary of a Hugging Face tokenizer named in the recipe, for the families whose size is
+// published in their model cards (Llama 3 / 3.1: 128,256; Llama 2: 32,000; GPT-2: 50,257).
+int tokenizer_vocab(const std::string& type) {
+  auto has = [&](const char* s) { return type.find(s) != std::string::npos; };
+  if (has("Llama-3") || has("llama3") || has("Llama3")) return 128256;
+  if (has("Llama-2") || has("llama2")) return 32000;
+  if (has("gpt2") || has("GPT2")) return 50257;
+  return 0;
+}
+
+}  // namespace
+
+Imported read_nemo_recipe(const std::string& path) {
+  Reader r(path);
+  r.load();
+  Imported imp;
+  imp.source = "NeMo recipe " + path;
+
+  // Cluster size: NeMo 1 trainer.num_nodes x trainer.devices.
+  const int nodes = r.integer("trainer.num_nodes", 0), devices = r.integer("trainer.devices", 0);
+  if (nodes > 0 && devices > 0) imp.gpus = nodes * devices;
+
+  // Model (same names in both layouts).
+  imp.num_layers = r.integer("model.num_layers", 0);
+  imp.hidden_size = r.integer("model.hidden_size", 0);
+  imp.ffn_hidden_size = r.integer("model.ffn_hidden_size", 0);
+  imp.num_attention_heads = r.integer("model.num_attention_heads", 0);
+  imp.num_query_groups = r.integer("model.num_query_groups", 0);
+  const std::string seq = r.first_of({"model.encoder_seq_length", "model.seq_length", "model.data.seq_length",
+                                      "dataset.sequence_length"});
+  imp.seq_length = seq.empty() ? 0 : r.integer(seq, 0);
+  const std::string act = r.text("model.activation");
+  if (!act.empty()) {
+    if (act.find("swiglu") != std::string::npos) imp.swiglu = true;
+    else if (act.find("gelu") == std::string::npos)
+      imp.unsupported.push_back("model.activation: " + act + ": modeled as a two-matrix (GELU-like) MLP");
+  }
+  if (r.has("model.gated_linear_unit")) imp.swiglu = r.boolean("model.gated_linear_unit", imp.swiglu);
+  imp.untie_embeddings = !r.boolean("model.share_embeddings_and_output_weights", true);
+  // Vocabulary: model.vocab_size (Megatron-Bridge providers), else the tokenizer's; padded as
+  // Megatron pads it (model.make_vocab_size_divisible_by x TP).
+  imp.tp = std::max(1, r.integer("model.tensor_model_parallel_size", 1));
+  int vocab = r.integer("model.vocab_size", 0);
+  const std::string tok_key = r.first_of({"model.tokenizer.type", "tokenizer.tokenizer_model", "tokenizer.type"});
+  if (vocab == 0 && !tok_key.empty()) {
+    const std::string type = r.text(tok_key);
+    vocab = tokenizer_vocab(type);
+    if (vocab > 0) imp.assumed.push_back(tok_key + " " + type + ": vocabulary " + std::to_string(vocab) + " tokens");
+    else imp.unknown.push_back(tok_key + ": " + type + ": vocabulary size not known; add model.vocab_size");
+  }
+  const int divisible = r.integer("model.make_vocab_size_divisible_by", 128);
+  if (vocab > 0) {
+    imp.vocab_size = padded_vocab(vocab, divisible, imp.tp);
+    if (imp.vocab_size != vocab)
+      imp.assumed.push_back("vocabulary padded to " + std::to_string(imp.vocab_size) + " (a multiple of " +
+                            std::to_string(divisible) + " x TP, as Megatron pads it)");
+  }
+  // MoE.
+  const std::string experts = r.first_of({"model.num_moe_experts", "model.num_experts"});
+  imp.num_experts = experts.empty() ? 0 : r.integer(experts, 0);
+  imp.moe_router_topk = r.integer("model.moe_router_topk", 2);
+  imp.ep = std::max(1, r.integer("model.expert_model_parallel_size", 1));
+
+  // Layout.
+  imp.pp = std::max(1, r.integer("model.pipeline_model_parallel_size", 1));
+  imp.vpp = std::max(1, r.integer("model.virtual_pipeline_model_parallel_size", 1));
+  imp.cp = std::max(1, r.integer("model.context_parallel_size", 1));
+  imp.sequence_parallel = r.boolean("model.sequence_parallel", false);
+  const std::string rec_key = r.first_of({"model.activations_checkpoint_granularity", "model.recompute_granularity"});
+  if (!rec_key.empty()) {
+    const std::string g = r.text(rec_key);
+    if (g != "full" && g != "selective") throw ConfigError(path, rec_key, "'" + g + "': expected full, selective or null");
+    imp.recompute = g;
+  }
+  // Distributed optimizer and overlap: NeMo 1 model.optim (distributed_fused_adam: ZeRO-1 with
+  // overlapped grad/param sync); Megatron-Bridge ddp.* / optimizer.use_distributed_optimizer.
+  const std::string optim = r.text("model.optim.name");
+  imp.distributed_optimizer = optim == "distributed_fused_adam" || r.boolean("ddp.use_distributed_optimizer", false) ||
+                              r.boolean("optimizer.use_distributed_optimizer", false);
+  imp.overlap_grad_reduce = r.boolean("model.optim.overlap_grad_sync", false) || r.boolean("ddp.overlap_grad_reduce", false);
+  imp.overlap_param_gather = r.boolean("model.optim.overlap_param_sync", false) || r.boolean("ddp.overlap_param_gather", false);
+  if (r.boolean("ddp.use_custom_fsdp", false) || r.boolean("ddp.use_megatron_fsdp", false)) imp.zero_stage = 3;
+
+  // Batch and numerics.
+  const std::string mbs = r.first_of({"model.micro_batch_size", "train.micro_batch_size"});
+  imp.micro_batch_size = std::max(1, mbs.empty() ? 1 : r.integer(mbs, 1));
+  const std::string gbs = r.first_of({"model.global_batch_size", "train.global_batch_size"});
+  imp.global_batch_size = gbs.empty() ? 0 : r.integer(gbs, 0);
+  const std::string prec_key = r.first_of({"trainer.precision", "mixed_precision"});
+  const std::string prec = prec_key.empty() ? "" : r.text(prec_key);
+  if (prec.find("bf16") != std::string::npos) imp.precision = "bf16";
+  else if (prec == "16" || prec.find("16-mixed") != std::string::npos || prec.find("fp16") != std::string::npos)
+    imp.precision = "fp16";
+  else if (prec.find("fp8") != std::string::npos) {
+    imp.precision = "bf16";
+    imp.unsupported.push_back(prec_key + ": " + prec + ": FP8 is not modeled; bf16 rates are used");
+  } else {
+    imp.unsupported.push_back((prec_key.empty() ? std::string("precision") : prec_key) + ": '" + prec +
+                              "': modeled as bf16");
+  }
+  if (r.boolean("model.fp8", false)) imp.unsupported.push_back("model.fp8: true: FP8 is not modeled; bf16 rates are used");
+  imp.flash_attention = r.boolean("model.use_flash_attention", true);
+  if (!r.has("model.use_flash_attention")) imp.assumed.push_back("flash / fused attention (Transformer Engine)");
+  if (r.boolean("model.ub_tp_comm_overlap", false) || r.boolean("comm_overlap.tp_comm_overlap", false))
+    imp.unsupported.push_back("TP communication overlap (userbuffers): modeled on the critical path");
+  if (r.boolean("model.overlap_p2p_comm", false) || r.boolean("comm_overlap.overlap_p2p_comm", false))
+    imp.unsupported.push_back("overlapped pipeline sends (overlap_p2p_comm): modeled as blocking (Megatron's batch_p2p_sync)");
+  if (r.boolean("model.gradient_accumulation_fusion", false))
+    imp.unsupported.push_back("model.gradient_accumulation_fusion: true: gradients are accumulated by a separate "
+                              "memory-bound pass (stage_costs.cpp), not fused into the weight-gradient GEMM");
+  for (const char* k : {"model.fp8", "model.ub_tp_comm_overlap", "model.overlap_p2p_comm", "model.use_flash_attention",
+                        "comm_overlap.tp_comm_overlap", "comm_overlap.overlap_p2p_comm", "model.optim.name",
+                        "model.make_vocab_size_divisible_by"})
+    r.mark(k);
+  r.report(imp);
+  return imp;
+}
+
+}  // namespace fleetsim::importer

@@ -59,6 +59,11 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
   out.gather_stall.assign(P, 0.0);
   out.prefetch_exposed.assign(P, 0.0);
   std::vector<double> math_share(P, 0.0), busy_share(P, 0.0), ag_whole(P, 0.0), ag_hidden(P, 0.0);
+  // All-gather time of each chunk's 16-bit weights (sharded optimizers), computed once.
+  thread_local std::vector<double> ag_chunk;
+  ag_chunk.assign(sc.chunks.size(), 0.0);
+  if (sharded)
+    for (size_t j = 0; j < sc.chunks.size(); ++j) ag_chunk[j] = chunk_collective(Collective::AllGather, j, weight_bytes);
   for (size_t r = 0; r < P; ++r) {
     const PhaseTime busy = rank_busy_time(sc, static_cast<int>(r));
     const double compute = busy.compute().si();
@@ -97,7 +102,7 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
       const int c = j / l.pp;
       const auto jj = static_cast<size_t>(j);
       const double n = buckets_of(sc.chunks[jj].params);
-      const double gb = chunk_collective(Collective::AllGather, jj, weight_bytes) / n;
+      const double gb = ag_chunk[jj] / n;
       const double u = std::max(0.0, pipe.first_forward_end[jj] - pipe.first_forward_start[jj]) / n;
       const double delay_in = std::max(rank_delay[r], delay_out);
       const double fs = pipe.first_forward_start[jj] + delay_in;
@@ -158,7 +163,7 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
         double prefetch = 0;
         for (int c = 0; c < l.vpp; ++c) {
           const auto j = static_cast<size_t>(c * l.pp) + r;
-          const double g = chunk_collective(Collective::AllGather, j, weight_bytes);
+          const double g = ag_chunk[j];
           const double f = sc.chunks[j].forward_time().si(), b = sc.chunks[j].backward_time().si();
           prefetch += (m - 1.0) * std::max(0.0, g - d * b) + reshard * m * std::max(0.0, g - d * f);
         }

@@ -118,4 +118,6 @@ TEST_CASE("ZeRO-3 gathers hide only behind the ops the prefetch depth allows", "
   CHECK(limited.iteration_time.si() > unlimited.iteration_time.si());
   CHECK(deep.iteration_time.si() <= limited.iteration_time.si());
   CHECK(deep.iteration_time.si() >= unlimited.iteration_time.si());
+  // Each chunk gathered ahead is held unsharded: a deeper prefetch costs memory.
+  CHECK(deep.memory_per_gpu.si() > limited.memory_per_gpu.si());
 }

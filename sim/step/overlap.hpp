@@ -3,11 +3,13 @@
 // (workload.parallel.*), a source, and its own line in the step breakdown.
 //
 // 1. Parameter all-gather behind the next iteration's first forward (Megatron-core distributed
-//    optimizer, `overlap_param_gather`): the first bucket's all-gather is dispatched after the
-//    optimizer step; the forward pre-hook of bucket k waits for its all-gather and dispatches
-//    bucket k+1's (megatron/core/distributed/distributed_data_parallel.py, r0.8: forward
-//    pre-hook -> finish_param_sync -> next bucket's start_param_sync). So bucket k+1 gathers while
-//    the first microbatch's forward computes bucket k; a forward that outruns the network stalls.
+//    optimizer, `overlap_param_gather`). Interleaved schedule: all buckets of chunks 0 and 1 are
+//    dispatched when the iteration starts, chunk c + 1's when the rank starts chunk c
+//    (pipeline_parallel/schedules.py, param_sync_func). One chunk per rank: the forward
+//    pre-hook of bucket k waits for its all-gather and dispatches bucket k + 1's
+//    (finish_param_sync; "we can't pre-launch all-gathers for all buckets at once" to avoid
+//    head-of-line blocking compute kernels, distrib_optimizer.py). A forward that outruns the
+//    network stalls (compose.cpp).
 // 2. ZeRO-3 / FSDP prefetch depth: only `fsdp_prefetch_ops` chunk gathers may be in flight ahead
 //    of the op computing (PyTorch FSDP `limit_all_gathers=True`: the current and the next unit's
 //    unsharded weights only; memory.cpp holds one prefetched chunk), so each gather hides behind

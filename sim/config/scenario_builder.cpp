@@ -159,6 +159,10 @@ ParallelSpec build_parallel(const ParamSet& p) {
   s.overlap_grad_reduce = p.flag("overlap_grad_reduce");
   s.overlap_param_gather = p.flag("overlap_param_gather");
   s.fsdp_reshard_after_forward = p.flag("fsdp_reshard_after_forward");
+  s.dp_comm_sms = p.integer("dp_comm_sms");
+  s.overlap_sm_contention = p.flag("overlap_sm_contention");
+  s.overlap_hbm_contention = p.flag("overlap_hbm_contention");
+  s.fsdp_prefetch_ops = p.integer("fsdp_prefetch_ops");
   for (long long v : p.at("pipeline_layer_split").ints) s.pipeline_layer_split.push_back(static_cast<int>(v));
   s.rank_order = p.text("rank_order");
   return s;

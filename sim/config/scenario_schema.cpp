@@ -161,6 +161,16 @@ S parallel_schema() {
       boolean("fsdp_reshard_after_forward", "true",
               "ZeRO-3/FSDP: free gathered weights after each forward and re-gather for the backward "
               "(false: keep them, Llama 3 §3.3.2; costs memory, saves one all-gather per microbatch)"),
+      integer("dp_comm_sms", "20",
+              "SMs a data-parallel NCCL collective occupies while it overlaps compute (one CTA per channel; "
+              "DeepSeek-V3 §3.2.2: 20 of 132 saturate IB + NVLink)", 0, 1024),
+      boolean("overlap_sm_contention", "true",
+              "compute overlapped with DP communication runs on the SMs NCCL leaves (false: overlap is free)"),
+      boolean("overlap_hbm_contention", "true",
+              "memory-bound kernels overlapped with DP communication share HBM with it (false: no sharing)"),
+      integer("fsdp_prefetch_ops", "1",
+              "ZeRO-3/FSDP: ops ahead a chunk's weights may be gathered (PyTorch FSDP limit_all_gathers: 1); "
+              "0 = unlimited, gathers hide behind the whole pipeline", 0, 1000000),
       int_list("pipeline_layer_split",
                "layers per pipeline stage, or per model chunk in model order (PP x VPP entries, zeros allowed); empty = even"),
       choice("rank_order", {"tp-cp-dp-pp", "tp-cp-pp-dp", "tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"}, "tp-cp-dp-pp",

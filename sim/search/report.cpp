@@ -25,6 +25,9 @@ Json breakdown_json(const StepBreakdown& b) {
   j["optimizer"] = b.optimizer.si();
   j["exposed_comm"] = b.exposed_comm.si();
   j["overlapped_comm"] = b.overlapped_comm.si();
+  j["overlap_contention"] = b.overlap_contention.si();
+  j["gather_stall"] = b.gather_stall.si();
+  j["prefetch_exposed"] = b.prefetch_exposed.si();
   return j;
 }
 

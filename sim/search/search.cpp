@@ -222,8 +222,9 @@ class GroupEvaluator {
 
  private:
   // The variants `members` of one layout (same split): those that do not fit are rejected; of
-  // those that fit, the first of each timing class (no sharding / sharded optimizer: ZeRO 1-3 and
-  // chunked loss do not change the step model's time) is timed, the others are dominated.
+  // those that fit, the first of each timing class (no sharding / sharded optimizer: ZeRO 1-2 and
+  // chunked loss do not change the step model's time, and ZeRO-3's extra gathers never make it
+  // faster, so the lowest stage that fits is the fastest) is timed, the others are dominated.
   void emit(const Candidate& proto, double bound, const std::vector<size_t>& members,
             const std::vector<std::vector<step::StageMemory>>& mem, GroupOutcome& out) const {
     bool taken[2] = {false, false};

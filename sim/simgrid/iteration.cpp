@@ -147,8 +147,19 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
     return (dense ? dense->time(kind, dense_bytes) : 0.0) + (expert ? expert->time(kind, expert_bytes) : 0.0);
   };
   costs.optimizer = [&](int r) { return opt_ref * step::local_optimizer_params(sc, par, r) / params_ref; };
-  const step::Composition comp =
-      step::compose_iteration(sc, w, {rank_end, lb_start, lb_end}, costs);
+  costs.contention = step::overlap_contention(cluster.gpu, par);
+  // Where the next iteration's first forwards run: the schedule with the stage durations as
+  // simulated and the blocking p2p sends of the analytical tier (only the parameter all-gather
+  // overlap reads them).
+  std::vector<double> fwd_c = fwd, bwd_c = bwd;
+  if (l.pp > 1)
+    for (int j = 0; j < J; ++j) {
+      if (j < J - 1) fwd_c[static_cast<size_t>(j)] += sc.p2p_time.si();
+      if (j > 0) bwd_c[static_cast<size_t>(j)] += sc.p2p_time.si();
+    }
+  step::time_schedule(sched, fwd_c, bwd_c, 0.0, with_p2p);
+  const step::Composition comp = step::compose_iteration(
+      sc, w, {rank_end, lb_start, lb_end, with_p2p.first_forward_start, with_p2p.first_forward_end}, costs);
   const int crit = comp.critical_rank;
 
   StepResult res = analytical;
@@ -162,7 +173,7 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
   const double cp_total = (busy.cp_comm + busy.cp_hidden).si();
   const double cp_exposed = std::max(0.0, scales.cp * cp_total - busy.cp_hidden.si());
   StepBreakdown& b = res.breakdown;
-  b.compute = busy.compute() * slow;
+  b.compute = busy.compute() * slow + Seconds(comp.contention[cr]);
   b.tp_comm = busy.tp_comm;
   b.cp_comm = Seconds(cp_exposed);
   b.ep_comm = busy.ep_comm * scales.ep;
@@ -171,6 +182,9 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
   b.bubble = Seconds(std::max(0.0, rank_end[cr] - busy_sum - b.pp_comm.si()));
   b.dp_comm = Seconds(comp.dp_exposed[cr]);
   b.optimizer = Seconds(comp.optimizer[cr]);
+  b.overlap_contention = Seconds(comp.contention[cr]);
+  b.gather_stall = Seconds(comp.gather_stall[cr]);
+  b.prefetch_exposed = Seconds(comp.prefetch_exposed[cr]);
   b.exposed_comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
   b.overlapped_comm = Seconds(std::max(0.0, scales.cp * cp_total - cp_exposed)) +
                       Seconds(std::max(0.0, comp.dp_total[cr] - comp.dp_exposed[cr]));

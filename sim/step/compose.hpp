@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/step/collectives.hpp"
+#include "sim/step/overlap.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/workload/specs.hpp"
 
@@ -17,10 +18,14 @@ namespace fleetsim::step {
 
 // The pipeline as it ran: per rank its finish time, per chunk (global chunk index) the start and
 // end of its last backward.
+// The next iteration's first forward (microbatch 0) of each chunk is where the parameter
+// all-gathers must have arrived (overlap_param_gather).
 struct PipelineTimes {
   const std::vector<double>& rank_end;
   const std::vector<double>& last_backward_start;
   const std::vector<double>& last_backward_end;
+  const std::vector<double>& first_forward_start;
+  const std::vector<double>& first_forward_end;
 };
 
 // What each tier supplies: seconds of one data-parallel collective of `dense_bytes` per rank over
@@ -29,13 +34,19 @@ struct PipelineTimes {
 struct DataParallelCosts {
   std::function<double(Collective kind, double dense_bytes, double expert_bytes)> collective;
   std::function<double(int rank)> optimizer;
+  OverlapContention contention;  // what overlapped collectives cost the compute (overlap.hpp)
 };
 
 struct Composition {
   double iteration_time = 0;
   int critical_rank = 0;
-  // Per pipeline rank.
-  std::vector<double> dp_exposed, dp_total, optimizer;
+  // Per pipeline rank: data-parallel communication on the critical path, all of it, the
+  // optimizer, and the compute time added by collectives running concurrently with compute
+  // (overlap.hpp, mechanism 3).
+  std::vector<double> dp_exposed, dp_total, optimizer, contention;
+  // Of dp_exposed on each rank: the next iteration's forward stalled on parameter all-gathers,
+  // and ZeRO-3 gathers that the prefetch depth did not let hide.
+  std::vector<double> gather_stall, prefetch_exposed;
 };
 
 // One data-parallel collective as composed, for the iteration trace (sim/step/trace.cpp).

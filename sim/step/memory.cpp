@@ -55,7 +55,7 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
   // docs/distrib_optimizer.md): 16-bit weights (2 B), fp32 main gradients (4 B), fp32 master
   // weights + Adam m and v (12 B) = 18 B/param; the distributed optimizer (ZeRO-1) shards the
   // 12 B over the data-parallel group, ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights
-  // (and keeps two chunks unsharded: the one computing and the one prefetched).
+  // (and keeps the chunk computing and the fsdp_prefetch_ops prefetched ones unsharded).
   const int zero = par.effective_zero_stage();
   const double wb = w.training.bytes_per_param;
   const double shard_dense = static_cast<double>(l.dp) * l.cp;
@@ -87,7 +87,10 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
     // backward; with microbatches of every chunk in flight that is the whole stage unsharded.
     const bool sharded_weights = zero >= 3 && par.fsdp_reshard_after_forward;
     s.weights = Bytes(shard(wb, sharded_weights));
-    if (sharded_weights) s.weights += Bytes(2.0 * largest_chunk * wb);
+    // The chunk computing plus the fsdp_prefetch_ops chunks gathered ahead (0, "unlimited" in
+    // time, is held to one ahead in memory as before).
+    const double unsharded_chunks = 1.0 + std::max(1, par.fsdp_prefetch_ops);
+    if (sharded_weights) s.weights += Bytes(unsharded_chunks * largest_chunk * wb);
     s.gradients = Bytes(shard(4.0, zero >= 2));
     s.optimizer = Bytes(shard(12.0, zero >= 1));
     s.activations = per_layer * in_flight.peak_layer_microbatches[static_cast<size_t>(r)] + working;

@@ -26,6 +26,9 @@ const std::vector<MetricDef>& step_metric_defs() {
       {"breakdown_s.optimizer", "s", "optimizer step"},
       {"breakdown_s.exposed_comm", "s", "communication on the critical path (sum of the comm terms)"},
       {"breakdown_s.overlapped_comm", "s", "communication hidden behind compute"},
+      {"breakdown_s.overlap_contention", "s", "of compute: slowed by overlapping DP collectives (SMs, HBM)"},
+      {"breakdown_s.gather_stall", "s", "of dp_comm: first forward waiting for parameter gathers"},
+      {"breakdown_s.prefetch_exposed", "s", "of dp_comm: ZeRO-3 gathers beyond the prefetch depth"},
       {"tier", "", "fidelity tier of the step model"},
       {"compute_busy_fraction", "1", "share of the iteration a GPU runs math kernels"},
       {"tokens_per_iteration", "tokens", "tokens per iteration (global batch x sequence length)"},
@@ -64,6 +67,9 @@ void add_step_metrics(const StepResult& r, Report& report) {
   report.add("breakdown_s.optimizer", b.optimizer.si());
   report.add("breakdown_s.exposed_comm", b.exposed_comm.si());
   report.add("breakdown_s.overlapped_comm", b.overlapped_comm.si());
+  report.add("breakdown_s.overlap_contention", b.overlap_contention.si());
+  report.add("breakdown_s.gather_stall", b.gather_stall.si());
+  report.add("breakdown_s.prefetch_exposed", b.prefetch_exposed.si());
   report.add("tier", r.tier);
   report.add("compute_busy_fraction", r.compute_busy_fraction);
   report.add("tokens_per_iteration", r.tokens_per_iteration.si());

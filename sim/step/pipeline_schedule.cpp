@@ -102,6 +102,8 @@ void time_schedule_impl(const PipelineSchedule& s, const std::vector<double>& fo
   out.rank_busy.assign(static_cast<size_t>(p), 0.0);
   out.last_backward_start.assign(static_cast<size_t>(J), 0.0);
   out.last_backward_end.assign(static_cast<size_t>(J), 0.0);
+  out.first_forward_start.assign(static_cast<size_t>(J), 0.0);
+  out.first_forward_end.assign(static_cast<size_t>(J), 0.0);
   const int ops = s.ops_per_rank();
   const OpTable& table = op_table(s);
   const int* code = table.code.data();
@@ -148,6 +150,10 @@ void time_schedule_impl(const PipelineSchedule& s, const std::vector<double>& fo
       if constexpr (kRecord) record->push_back({r, {forward, self % m, j}, start, free});
       if (forward) {
         fwd_done[self] = free;
+        if (self % m == 0) {
+          out.first_forward_start[static_cast<size_t>(j)] = start;
+          out.first_forward_end[static_cast<size_t>(j)] = free;
+        }
         if (fwd_waiter[self] >= 0) { ws.stack.push_back(fwd_waiter[self]); fwd_waiter[self] = -1; }
       } else {
         bwd_done[self] = free;

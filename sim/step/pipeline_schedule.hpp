@@ -47,6 +47,7 @@ struct ScheduleTimes {
   std::vector<double> rank_end;         // when each rank finishes its last op
   std::vector<double> rank_busy;        // sum of its op durations
   std::vector<double> last_backward_start, last_backward_end;  // per chunk j
+  std::vector<double> first_forward_start, first_forward_end;  // per chunk j, microbatch 0
 };
 
 // One op as the list scheduler placed it (for the iteration trace, sim/step/trace.cpp).

@@ -93,9 +93,12 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
     return gpu.memory_bound(Bytes(params * optimizer_bytes_per_param(w.training.precision))).si() +
            gpu.launch(20).si();
   };
+  costs.contention = step::overlap_contention(cluster.gpu, w.parallel);
   const step::Composition comp = step::compose_iteration(
-      sc, w, {with_p2p.rank_end, with_p2p.last_backward_start, with_p2p.last_backward_end}, costs,
-      cap ? &cap->dp : nullptr);
+      sc, w,
+      {with_p2p.rank_end, with_p2p.last_backward_start, with_p2p.last_backward_end,
+       with_p2p.first_forward_start, with_p2p.first_forward_end},
+      costs, cap ? &cap->dp : nullptr);
   if (cap) {
     cap->costs = sc;
     cap->p2p = p2p;
@@ -112,7 +115,8 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   // Breakdown on the critical rank.
   const step::PhaseTime busy = step::rank_busy_time(sc, crit);
   StepBreakdown& b = res.breakdown;
-  b.compute = busy.compute();
+  // Compute on the critical rank, plus what the collectives overlapping it cost (overlap.hpp).
+  b.compute = busy.compute() + Seconds(comp.contention[static_cast<size_t>(crit)]);
   b.tp_comm = busy.tp_comm;
   b.cp_comm = busy.cp_comm;
   b.ep_comm = busy.ep_comm;
@@ -127,6 +131,9 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   b.bubble = Seconds(std::max(0.0, end_p2p - with_p2p.rank_busy[cr]));
   b.dp_comm = Seconds(comp.dp_exposed[cr]);
   b.optimizer = Seconds(comp.optimizer[cr]);
+  b.overlap_contention = Seconds(comp.contention[cr]);
+  b.gather_stall = Seconds(comp.gather_stall[cr]);
+  b.prefetch_exposed = Seconds(comp.prefetch_exposed[cr]);
   b.exposed_comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
   b.overlapped_comm = busy.cp_hidden + Seconds(std::max(0.0, comp.dp_total[cr] - comp.dp_exposed[cr]));
 

@@ -25,6 +25,10 @@ struct StepOptions {                   // degraded cluster states, used by the r
 struct StepBreakdown {  // seconds per iteration on the critical path; plus overlapped amounts
   Seconds compute, tp_comm, pp_comm, dp_comm, cp_comm, ep_comm, bubble, optimizer;
   Seconds exposed_comm, overlapped_comm;
+  // Overlap is not free (sim/step/overlap.hpp): compute time added by collectives running
+  // concurrently with it; and, of dp_comm, the next iteration's forward stalled on parameter
+  // all-gathers and the ZeRO-3 gathers the prefetch depth left exposed.
+  Seconds overlap_contention, gather_stall, prefetch_exposed;
 };
 
 struct StepResult {

@@ -151,12 +151,10 @@ IterationTimeline iteration_timeline(const ClusterSpec& cluster, const WorkloadS
     // After the pipeline: the DP communication the rank waits for, the optimizer, then idle until
     // the slowest rank is done (compose.cpp).
     const double end = cap.schedule.rank_end[rr];
-    double grad_end = end;
     for (const DpSpan& d : cap.dp) {
       if (d.rank != r) continue;
       if (d.chunk < 0) continue;
       {
-        grad_end = std::max(grad_end, d.end);
         std::snprintf(name, sizeof name, "%s grads c%d", collective_name(d.kind), d.chunk);
         b.span(r, TraceStream::DpGradients, 0, name, trace_cat::kDp, d.start, d.end - d.start,
                {{"bytes", d.dense_bytes}, {"expert_bytes", d.expert_bytes}, {"transfer_s", d.seconds},
@@ -175,24 +173,34 @@ IterationTimeline iteration_timeline(const ClusterSpec& cluster, const WorkloadS
         }
       }
     }
+    // The rank's time after its pipeline, as compose_iteration accounts it: compute slowed by the
+    // collectives it overlapped (drawn as one span, though it is spread over the overlapped
+    // compute), the parameter gathers the first forward waited for (drawn here, though they delay
+    // the start), then the gradient reduction and ZeRO-3 gathers still running when the pipeline
+    // ends. Their sum is the model's exposed DP time, so the track adds up to the iteration.
+    const Composition& comp = cap.composition;
     double t = end;
-    b.span(r, TraceStream::Compute, 0, "wait: gradient reduction", trace_cat::kDpExposed, t, grad_end - t);
-    t = grad_end;
+    b.span(r, TraceStream::Compute, 0, "compute slowed by overlapped NCCL kernels", trace_cat::kContention, t,
+           comp.contention[rr]);
+    t += comp.contention[rr];
+    b.span(r, TraceStream::Compute, 0, "wait: parameter all-gather before the first forward",
+           trace_cat::kDpExposed, t, comp.gather_stall[rr]);
+    t += comp.gather_stall[rr];
+    b.span(r, TraceStream::Compute, 0, "wait: gradient reduction and ZeRO-3 gathers", trace_cat::kDpExposed, t,
+           comp.dp_exposed[rr] - comp.gather_stall[rr]);
+    t += comp.dp_exposed[rr] - comp.gather_stall[rr];
     double hidden_at = 0;  // the parameter gathers' hidden parts, from the iteration's start
     for (const DpSpan& d : cap.dp) {
       if (d.rank != r || d.chunk >= 0) continue;
       const bool zero3 = d.chunk == -2;
       const TraceArgs args{{"bytes", d.dense_bytes}, {"expert_bytes", d.expert_bytes}, {"transfer_s", d.seconds},
                            {"exposed_s", d.exposed}};
-      b.span(r, TraceStream::Compute, 0, zero3 ? "wait: ZeRO-3 parameter gathers" : "wait: parameter all-gather",
-             trace_cat::kDpExposed, t, d.exposed, args);
-      t += d.exposed;
       // Hidden part: the all-gather of the updated weights overlaps the next iteration's first
       // forwards (drawn in steady state at this iteration's start); ZeRO-3's per-microbatch
       // gathers are prefetched while the rank computes.
       b.span(r, TraceStream::DpParameters, 0,
              zero3 ? "ZeRO-3 parameter gathers (prefetched)" : "parameter all-gather (overlapped)", trace_cat::kDp,
-             hidden_at, d.seconds - d.exposed, args);
+             hidden_at, std::max(0.0, d.seconds - d.exposed), args);
       hidden_at += std::max(0.0, d.seconds - d.exposed);
     }
     const double opt = cap.composition.optimizer[rr];

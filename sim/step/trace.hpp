@@ -44,6 +44,8 @@ inline constexpr const char* kEp = "ep_comm";
 inline constexpr const char* kPp = "pp_comm";           // blocking send to the neighbouring stage
 inline constexpr const char* kBubble = "bubble";        // idle inside the pipeline
 inline constexpr const char* kDpExposed = "dp_exposed"; // DP communication the rank waits for
+// compute slowed by NCCL kernels running beside it (SM and HBM share; overlap.hpp)
+inline constexpr const char* kContention = "overlap_contention";
 inline constexpr const char* kOptimizer = "optimizer";
 inline constexpr const char* kIdle = "idle";            // done, waiting for the slowest rank
 inline constexpr const char* kDp = "dp_comm";           // on the DP streams

@@ -44,6 +44,13 @@ struct ParallelSpec {
   bool overlap_grad_reduce = true;               // bucketed overlap of DP reduce with backward
   bool overlap_param_gather = true;
   bool fsdp_reshard_after_forward = true;        // ZeRO-3: re-gather weights for the backward too
+  // Overlap is not free (sim/step/overlap.hpp): SMs a data-parallel NCCL collective holds while
+  // it overlaps compute, whether that and its HBM traffic slow the overlapped kernels, and how
+  // many ops ahead ZeRO-3 may prefetch a chunk's weights (0 = unlimited).
+  int dp_comm_sms = 20;
+  bool overlap_sm_contention = true;
+  bool overlap_hbm_contention = true;
+  int fsdp_prefetch_ops = 1;
   // The ZeRO stage in effect: the distributed optimizer is ZeRO-1.
   [[nodiscard]] int effective_zero_stage() const { return zero_stage > 0 ? zero_stage : (use_distributed_optimizer ? 1 : 0); }
   std::vector<int> pipeline_layer_split;         // layers per pipeline stage; empty = even

@@ -107,7 +107,9 @@ TEST_CASE("the bound is the whole iteration for 1F1B with equal stages and nothi
         Approx(r.iteration_time.si() - r.breakdown.optimizer.si() - r.breakdown.dp_comm.si()).epsilon(0.05));
 }
 
-TEST_CASE("ZeRO stages 1 to 3 take the same time in the step model, so only the simplest is timed", "[unit]") {
+// ZeRO-3 pays for its per-microbatch gathers (prefetch depth, SM/HBM contention: sim/step/overlap.hpp),
+// so it is never faster than ZeRO-1/2: the lowest stage that fits is the one worth timing.
+TEST_CASE("ZeRO stages 1 and 2 take the same time and ZeRO-3 no less, so only the simplest is timed", "[unit]") {
   const Scenario s = gpt_on_a100(32);
   Candidate c;
   c.tp = 2; c.pp = 2; c.dp = 8;
@@ -117,7 +119,7 @@ TEST_CASE("ZeRO stages 1 to 3 take the same time in the step model, so only the 
     t[z] = evaluate_step(s.cluster, apply(c, s.workload)).iteration_time.si();
   }
   CHECK(t[1] == t[2]);
-  CHECK(t[1] == t[3]);
+  CHECK(t[3] >= t[2]);
 }
 
 TEST_CASE("the divisibility check rejects what the step model rejects", "[unit]") {

@@ -114,7 +114,7 @@ void check_busy_times(const ClusterSpec& c, const WorkloadSpec& w) {
       sum[e.cat] += e.dur;
       end = std::max(end, e.ts + e.dur);
       const bool is_top = e.cat == "forward" || e.cat == "backward" || e.cat == "bubble" || e.cat == "dp_exposed" ||
-                          e.cat == "optimizer" || e.cat == "idle";
+                          e.cat == "overlap_contention" || e.cat == "optimizer" || e.cat == "idle";
       if (is_top) top += e.dur;
       if (e.cat == "forward" || e.cat == "backward") ops += e.dur;
     }
@@ -130,7 +130,8 @@ void check_busy_times(const ClusterSpec& c, const WorkloadSpec& w) {
     CHECK(ops == Approx(busy.total().si() + sum["pp_comm"]).epsilon(1e-9));
     if (rank == r.critical_stage) {
       const StepBreakdown& b = r.breakdown;
-      CHECK(sum["compute"] == Approx(b.compute.si()).epsilon(1e-9));
+      CHECK(sum["compute"] + sum["overlap_contention"] == Approx(b.compute.si()).epsilon(1e-9));
+      CHECK(sum["overlap_contention"] == Approx(b.overlap_contention.si()).epsilon(1e-9).margin(1e-12));
       CHECK(sum["tp_comm"] == Approx(b.tp_comm.si()).epsilon(1e-9).margin(1e-15));
       CHECK(sum["pp_comm"] == Approx(b.pp_comm.si()).epsilon(1e-9).margin(1e-15));
       CHECK(sum["bubble"] == Approx(b.bubble.si()).epsilon(1e-9).margin(1e-12));

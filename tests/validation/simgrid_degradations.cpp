@@ -139,7 +139,7 @@ TEST_CASE("one straggler GPU slows its whole pipeline stage and so every replica
   all.compute_slowdown = 1.5;
   const StepResult all_slow = evaluate_step(c, w, all);
   std::printf("  %-52s iter %8.4f s\n", "analytical, every GPU 1.5x slower", all_slow.iteration_time.si());
-  CHECK(slow.iteration_time > healthy.iteration_time * 1.05);
+  CHECK(slow.iteration_time > healthy.iteration_time * 1.03);
   CHECK(slow.iteration_time < all_slow.iteration_time);
   // 1F1B with 16 microbatches on 16 stages is mostly bubble, which absorbs much of the slow stage's
   // extra time: the added time is what the list-scheduled schedule gives with stage 3 slowed.
@@ -160,10 +160,15 @@ TEST_CASE("one straggler GPU slows its whole pipeline stage and so every replica
   step::ScheduleTimes t0, t1;
   step::time_schedule(sched, f, b, sc.p2p_time.si(), t0);
   step::time_schedule(sched, fs, bs, sc.p2p_time.si(), t1);
+  // Less what the slowed stage now hides: its longer forwards and backwards cover more of its
+  // ZeRO-3 gathers (sim/step/compose.cpp), so exposed DP time and contention shrink.
   const double added = slow.iteration_time.si() - healthy.iteration_time.si();
-  std::printf("  straggler adds %.4f s; the list-scheduled schedule with stage 3 slowed adds %.4f s\n", added,
-              t1.makespan - t0.makespan);
-  CHECK(added == Approx(t1.makespan - t0.makespan).epsilon(0.05));
+  const double hides_more = (healthy.breakdown.dp_comm - slow.breakdown.dp_comm).si() +
+                            (healthy.breakdown.overlap_contention - slow.breakdown.overlap_contention).si();
+  std::printf("  straggler adds %.4f s (+%.4f s it hides more); the list-scheduled schedule with stage 3 slowed "
+              "adds %.4f s\n", added, hides_more, t1.makespan - t0.makespan);
+  CHECK(hides_more >= 0);
+  CHECK(added + hides_more == Approx(t1.makespan - t0.makespan).epsilon(0.05));
 }
 
 TEST_CASE("a second job on an oversubscribed fabric slows our data-parallel time; on a non-blocking one it does not",

@@ -40,24 +40,25 @@ void print_mean(const ValidationCase& m) {
 
 }  // namespace
 
-// KNOWN GAP (issue 3): the analytical tier predicts the Megatron rows 4-18% fast (mean 11%) and
-// Llama 3's 8K/16K rows ~7 MFU points high. The A100 parameters are fitted on the single-node
-// vTrain set only, whose compute-bound rows fit at the physical upper bounds (GEMM 0.859, HBM
-// 0.88): those runs are faster per FLOP than the multi-node published ones, so the gap cannot be
-// closed from the calibration data (sim/step/README.md, "Known gap"). These tests keep the
-// published tolerances and print every case, but are marked [!mayfail]; the "does not regress"
-// tests below gate CI at today's errors.
-TEST_CASE("Megatron-LM SC'21 Table 1: achieved TFLOP/s per GPU within 10% per row and 5% on average",
-          "[validation][!mayfail]") {
+// KNOWN GAP (issues 3, 12): the analytical tier predicts the Megatron SC'21 rows 4-18% fast
+// (mean 10.9%); the published target is 10% per row and 5% mean. The A100 parameters are fitted
+// on the single-node vTrain set only, whose compute-bound rows fit at the physical upper bounds
+// (GEMM 0.859, HBM 0.88): those runs are faster per FLOP than the multi-node published ones, so
+// the gap cannot be closed from the calibration data (sim/step/README.md, "Known gap"). What was
+// ruled out for the small rows (h <= 4096, 32-way DP): their DP all-reduce and its overlap cost
+// are < 2% of the iteration. This test holds today's errors as its bounds (18.5% per row, 11.5%
+// mean) so that any regression fails; the target stays in its name.
+TEST_CASE("Megatron-LM SC'21 Table 1 (target: 10% per row, 5% mean): today within 18.5% per row and 11.5% mean",
+          "[validation]") {
   const auto cases = run_and_print(step::megatron_sc21_table1_cases());
   REQUIRE(cases.size() == 10);
   const ValidationCase mean = step::mean_absolute(cases, "Megatron-LM SC'21 Table 1", 0.05);
   print_mean(mean);
   for (const auto& c : cases) {
     INFO(c.case_name << ": published " << c.published << ", predicted " << c.predicted);
-    CHECK(c.pass);
+    CHECK(std::abs(c.error) <= 0.185);
   }
-  CHECK(mean.pass);
+  CHECK(std::abs(mean.error) <= 0.115);
 }
 
 TEST_CASE("Llama 3 Table 4: BF16 MFU within 3 points on 8K and 16K H100", "[validation][!mayfail]") {
@@ -73,18 +74,6 @@ TEST_CASE("Llama 3 Table 4: BF16 MFU within 3 points on 8K and 16K H100", "[vali
 // the model worse than this fails CI. (Loosened from 15% / 10% when the cross-entropy and
 // optimizer byte counts were corrected: the refit calibration improved, 6.7% -> 6.4% MAPE, and
 // moved these rows 2 points further from the published ones.)
-TEST_CASE("Megatron-LM SC'21 Table 1 does not regress beyond 20% per row and 12% on average", "[validation]") {
-  double sum = 0;
-  std::vector<ValidationCase> cases;
-  for (const auto& sc : step::megatron_sc21_table1_cases()) cases.push_back(step::compare(sc));
-  for (const auto& c : cases) {
-    INFO(c.case_name << ": published " << c.published << ", predicted " << c.predicted);
-    CHECK(std::abs(c.error) <= 0.20);
-    sum += std::abs(c.error);
-  }
-  CHECK(sum / static_cast<double>(cases.size()) <= 0.12);
-}
-
 TEST_CASE("Llama 3 Table 4 does not regress beyond 9 MFU points", "[validation]") {
   for (const auto& sc : step::llama3_table4_cases()) {
     const ValidationCase c = step::compare(sc);

@@ -24,15 +24,17 @@ WorkloadSpec model() {
 }  // namespace
 
 TEST_CASE("fp8 runs the linear layers faster and keeps gradients, DP traffic and the optimizer as bf16", "[unit]") {
+  // One GPU: compute only (with data parallelism the shorter backward hides less of the same
+  // gradient traffic, a separate effect).
   WorkloadSpec w = model();
-  const StepResult bf16 = evaluate_step(hopper_like(8), w);
+  const StepResult bf16 = evaluate_step(hopper_like(1), w);
   w.training.precision = Precision::Fp8;
-  const StepResult fp8 = evaluate_step(hopper_like(8), w);
+  const StepResult fp8 = evaluate_step(hopper_like(1), w);
   // GEMM-bound layers: the FP8 peak is 2x, at 0.7 vs 0.8 efficiency, less the casts: faster,
   // but by less than the 2x of the peaks (attention, norms and the loss stay 16-bit).
   CHECK(fp8.iteration_time.si() < 0.8 * bf16.iteration_time.si());
   CHECK(fp8.iteration_time.si() > 0.5 * bf16.iteration_time.si());
-  CHECK(fp8.breakdown.dp_comm.si() == Approx(bf16.breakdown.dp_comm.si()));
+  CHECK(fp8.peak_memory.gradients.si() == Approx(bf16.peak_memory.gradients.si()));  // fp32 main gradients
   CHECK(fp8.breakdown.optimizer.si() > bf16.breakdown.optimizer.si());  // + the weight casts
   // Model FLOPs are the same; MFU stays defined against the 16-bit peak (PaLM App. B).
   CHECK(fp8.model_flops_per_iteration.si() == Approx(bf16.model_flops_per_iteration.si()));

@@ -18,6 +18,7 @@ GpuSpec build_gpu(const ParamSet& p) {
   g.tdp = p.get<Watts>("tdp");
   g.idle_power = p.get<Watts>("idle_power");
   g.gemm_efficiency = p.num("gemm_efficiency");
+  g.gemm_efficiency_fp8 = p.num("gemm_efficiency_fp8");
   g.gemm_half_efficiency_work = p.get<Flops>("gemm_half_efficiency_work");
   g.attention_efficiency = p.num("attention_efficiency");
   g.hbm_efficiency = p.num("hbm_efficiency");
@@ -134,6 +135,7 @@ ModelSpec build_model(const ParamSet& p) {
   m.vocab_size = p.integer("vocab_size");
   m.swiglu = p.flag("swiglu");
   m.untie_embeddings_and_output_weights = p.flag("untie_embeddings_and_output_weights");
+  m.dropout = p.flag("dropout");
   m.num_experts = p.integer("num_experts");
   m.moe_router_topk = p.integer("moe_router_topk");
   m.moe_capacity_factor = p.num("moe_capacity_factor");
@@ -148,6 +150,8 @@ ParallelSpec build_parallel(const ParamSet& p) {
   s.tensor_model_parallel_size = p.integer("tensor_model_parallel_size");
   s.pipeline_model_parallel_size = p.integer("pipeline_model_parallel_size");
   s.virtual_pipeline_model_parallel_size = p.integer("virtual_pipeline_model_parallel_size");
+  s.pipeline_schedule = p.text("pipeline_schedule") == "llama3" ? PipelineScheduleKind::Llama3 : PipelineScheduleKind::Megatron;
+  s.microbatch_group_size_per_vp_stage = p.integer("microbatch_group_size_per_vp_stage");
   s.context_parallel_size = p.integer("context_parallel_size");
   s.expert_model_parallel_size = p.integer("expert_model_parallel_size");
   s.sequence_parallel = p.flag("sequence_parallel");
@@ -163,6 +167,8 @@ ParallelSpec build_parallel(const ParamSet& p) {
   s.overlap_sm_contention = p.flag("overlap_sm_contention");
   s.overlap_hbm_contention = p.flag("overlap_hbm_contention");
   s.fsdp_prefetch_ops = p.integer("fsdp_prefetch_ops");
+  s.tp_comm_overlap = p.flag("tp_comm_overlap");
+  s.overlap_p2p_comm = p.flag("overlap_p2p_comm");
   for (long long v : p.at("pipeline_layer_split").ints) s.pipeline_layer_split.push_back(static_cast<int>(v));
   s.rank_order = p.text("rank_order");
   return s;
@@ -306,7 +312,21 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.workload.training.global_batch_size = tr.integer("global_batch_size");
   s.workload.training.train_tokens = tr.get<Tokens>("train_tokens");
   s.workload.training.use_flash_attn = tr.flag("use_flash_attn");
-  s.workload.training.precision = tr.text("precision") == "fp16" ? Precision::Fp16 : Precision::Bf16;
+  s.workload.training.gradient_accumulation_fusion = tr.flag("gradient_accumulation_fusion");
+  const std::string& precision = tr.text("precision");
+  s.workload.training.precision = precision == "fp16" ? Precision::Fp16 : precision == "fp8" ? Precision::Fp8 : Precision::Bf16;
+  const std::string& recipe = tr.text("fp8_recipe");
+  s.workload.training.fp8_recipe = recipe == "current" ? Fp8Recipe::Current : recipe == "mxfp8" ? Fp8Recipe::Mxfp8 : Fp8Recipe::Delayed;
+  if (s.workload.training.precision == Precision::Fp8) {
+    const GpuSpec& g = s.cluster.gpu;
+    const std::string file_or = origin_of(wl, "training", file);
+    if (g.peak_fp8.si() <= 0)
+      throw ConfigError(file_or, "workload.training.precision",
+                        "fp8 needs a GPU with FP8 tensor cores; " + g.name + " has peak_fp8 = 0 (use bf16, or a Hopper/Blackwell GPU)");
+    if (g.gemm_efficiency_fp8 <= 0)
+      throw ConfigError(file_or, "workload.training.precision",
+                        "fp8 needs the GPU's gemm_efficiency_fp8 (fraction of peak_fp8, 0 < x <= 1); " + g.name + " does not set it");
+  }
   s.failures = build_failures(p.sub("failures"));
   s.recovery = build_recovery(p.sub("recovery"));
   s.checkpoint = build_checkpoint(p.sub("checkpoint"));

@@ -35,6 +35,7 @@ S gpu_schema() {
       quantity("tdp", dim<Watts>(), "", "board power limit"),
       quantity("idle_power", dim<Watts>(), "", "power while idle (restarts, waiting)"),
       real("gemm_efficiency", "0.8", "fraction of peak reached by large well-shaped GEMMs (calibrated)", 0, 1, true),
+      real("gemm_efficiency_fp8", "0", "fraction of peak_fp8 reached by large well-shaped FP8 GEMMs (calibrated; 0 = none)", 0, 1),
       quantity("gemm_half_efficiency_work", dim<Flops>(), "1 GFLOP", "GEMM work at which efficiency is half its maximum (calibrated)"),
       real("attention_efficiency", "0.6", "fused attention kernels, fraction of peak (calibrated)", 0, 1, true),
       real("hbm_efficiency", "0.8", "achievable fraction of HBM bandwidth (calibrated)", 0, 1, true),
@@ -138,6 +139,7 @@ S workload_model_schema() {
       integer("vocab_size", "", "vocabulary size"),
       boolean("swiglu", "false", "SwiGLU MLP (three matrices) instead of GELU (two)"),
       boolean("untie_embeddings_and_output_weights", "true", "separate input embedding and output layer"),
+      boolean("dropout", "true", "hidden dropout: each layer keeps two dropout masks for the backward (Llama: none)"),
       integer("num_experts", "0", "experts per MoE layer (0 = dense)", 0),
       integer("moe_router_topk", "0", "experts each token is routed to", 0),
       real("moe_capacity_factor", "1", "expert capacity over the balanced load", 0, 100, true),
@@ -150,6 +152,12 @@ S parallel_schema() {
       integer("tensor_model_parallel_size", "1", "TP"),
       integer("pipeline_model_parallel_size", "1", "PP"),
       integer("virtual_pipeline_model_parallel_size", "1", "model chunks per pipeline rank (interleaved schedule)"),
+      choice("pipeline_schedule", {"megatron", "llama3"}, "megatron",
+             "interleaved schedule: megatron (Megatron-core; N in [PP, M], M a multiple of PP) or llama3 "
+             "(arXiv:2407.21783 §3.3.2: N tunable in [1, M], any number of microbatches)"),
+      integer("microbatch_group_size_per_vp_stage", "0",
+              "N: contiguous microbatches per model chunk in the interleaved schedule (Megatron-core's "
+              "argument; 0 = PP); smaller N holds fewer activations in flight", 0),
       integer("context_parallel_size", "1", "CP"),
       integer("expert_model_parallel_size", "1", "EP"),
       boolean("sequence_parallel", "false", "Megatron sequence parallelism inside TP"),
@@ -171,6 +179,12 @@ S parallel_schema() {
       integer("fsdp_prefetch_ops", "1",
               "ZeRO-3/FSDP: ops ahead a chunk's weights may be gathered (PyTorch FSDP limit_all_gathers: 1); "
               "0 = unlimited, gathers hide behind the whole pipeline", 0, 1000000),
+      boolean("tp_comm_overlap", "false",
+              "overlap TP all-gathers / reduce-scatters with the adjacent GEMMs (Megatron-core --tp-comm-overlap, "
+              "Transformer Engine userbuffers; needs sequence_parallel)"),
+      boolean("overlap_p2p_comm", "false",
+              "asynchronous pipeline sends: the sender does not wait for the transfer (Megatron-core "
+              "overlap_p2p_comm; Llama 3 §3.3.2); false: blocking batch_isend_irecv + synchronize"),
       int_list("pipeline_layer_split",
                "layers per pipeline stage, or per model chunk in model order (PP x VPP entries, zeros allowed); empty = even"),
       choice("rank_order", {"tp-cp-dp-pp", "tp-cp-pp-dp", "tp-cp-ep-dp-pp", "tp-cp-ep-pp-dp"}, "tp-cp-dp-pp",
@@ -184,9 +198,16 @@ S training_schema() {
       integer("global_batch_size", "", "sequences per iteration"),
       quantity("train_tokens", dim<Tokens>(), "0T", "tokens to train (0 = until run.duration ends)", 0, false),
       boolean("use_flash_attn", "true", "fused (flash) attention; false = unfused softmax over s x s (Megatron SC'21)"),
-      choice("precision", {"bf16", "fp16"}, "bf16",
-             "16-bit format: bf16 accumulates and reduces gradients in fp32 (Megatron, Llama 3 §3.3.2); "
-             "fp16 reduces 16-bit gradients and pays loss-scaling passes in the optimizer (Megatron SC'21)"),
+      choice("precision", {"bf16", "fp16", "fp8"}, "bf16",
+             "bf16 accumulates and reduces gradients in fp32 (Megatron, Llama 3 §3.3.2); "
+             "fp16 reduces 16-bit gradients and pays loss-scaling passes in the optimizer (Megatron SC'21); "
+             "fp8: Transformer Engine FP8 linear layers, BF16 elsewhere, gradients as bf16"),
+      boolean("gradient_accumulation_fusion", "false",
+              "the weight-gradient GEMM accumulates into the fp32 main gradient (Megatron-core / NeMo "
+              "--gradient-accumulation-fusion); false: a separate memory-bound add per microbatch (Megatron 2021)"),
+      choice("fp8_recipe", {"delayed", "current", "mxfp8"}, "delayed",
+             "FP8 scaling (Transformer Engine): delayed (amax history, TE default), current (per-tensor "
+             "amax of the tensor itself, an extra pass per cast), mxfp8 (one scale per 32 elements, Blackwell)"),
   });
 }
 

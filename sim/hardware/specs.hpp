@@ -21,6 +21,7 @@ struct GpuSpec {
   Watts idle_power;                    // power when idle (restarts, waiting)
   // Calibration (physical, fitted on data separate from validation; see scripts/calibrate).
   double gemm_efficiency = 0.8;        // fraction of peak a large, well-shaped GEMM reaches
+  double gemm_efficiency_fp8 = 0.0;    // the same for FP8 GEMMs, fraction of peak_fp8 (0 = not calibrated)
   Flops gemm_half_efficiency_work;     // GEMM size at which efficiency is half its maximum
   double attention_efficiency = 0.6;   // fused (flash) attention, fraction of peak
   double hbm_efficiency = 0.8;         // achievable fraction of HBM bandwidth

@@ -55,6 +55,7 @@ std::optional<Reason> check_divisibility(const Scenario& s, const Group& g) {
     case LayoutRule::InterleavingNeedsPipeline: return Reason::InterleavingWithoutPipeline;
     case LayoutRule::BatchDivides: return Reason::BatchNotDivisible;
     case LayoutRule::InterleavedMicrobatchesDivide: return Reason::InterleavingMicrobatches;
+    case LayoutRule::MicrobatchGroupInRange: return Reason::InterleavingMicrobatches;
     case LayoutRule::CpDividesSequence: return Reason::CpNotDividingSequence;
     case LayoutRule::EpNeedsMoe: return Reason::ExpertsNotDivisible;
     case LayoutRule::EpDividesExperts: return Reason::ExpertsNotDivisible;

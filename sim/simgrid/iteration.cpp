@@ -121,7 +121,7 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
   for (int r = 0; r < l.pp; ++r)
     for (const PipeOp& op : prog.ops[static_cast<size_t>(r)])
       (op.forward ? fwd : bwd)[static_cast<size_t>(op.chunk * l.pp + r)] = op.duration_s;
-  const step::PipelineSchedule sched(l.pp, l.vpp, m);
+  const step::PipelineSchedule sched(l.pp, l.vpp, m, l.microbatch_group);
   step::ScheduleTimes free_p2p, with_p2p;
   step::time_schedule(sched, fwd, bwd, 0.0, free_p2p);
   std::vector<double> rank_end(static_cast<size_t>(l.pp)), lb_start(static_cast<size_t>(J)), lb_end(static_cast<size_t>(J));

@@ -144,7 +144,7 @@ PipelineProgram pipeline_program(const TierSetup& s, const ClusterSpec& cluster,
   if (l.pp > 1) prog.receive_delay_s = std::max(0.0, (costs.p2p_time - net.p2p(costs.p2p_bytes, l.pp_group.stride)).si());
   const int straggler_stage = o.straggler ? s.layout.stage_of(o.straggler->rank) : -1;
   const double slow = o.straggler ? std::max(1.0, o.straggler->slowdown) : 1.0;
-  const step::PipelineSchedule sched(l.pp, l.vpp, l.microbatches);
+  const step::PipelineSchedule sched(l.pp, l.vpp, l.microbatches, l.microbatch_group);
   prog.ops.assign(static_cast<size_t>(l.pp), {});
   for (int r = 0; r < l.pp; ++r) {
     for (int k = 0; k < sched.ops_per_rank(); ++k) {

@@ -14,23 +14,36 @@ GpuCompute::GpuCompute(const GpuSpec& gpu, double slowdown) {
   peak_flops_ = gpu.peak_bf16.si() / s;
   eff_max_ = gpu.gemm_efficiency;
   w_half_ = gpu.gemm_half_efficiency_work.si();
+  peak_fp8_flops_ = gpu.peak_fp8.si() / s;
+  eff_fp8_ = gpu.gemm_efficiency_fp8;
+  w_half_fp8_ = gpu.peak_bf16.si() > 0 ? w_half_ * gpu.peak_fp8.si() / gpu.peak_bf16.si() : w_half_;
   attn_eff_ = gpu.attention_efficiency;
   hbm_ = gpu.hbm_bandwidth.si() * gpu.hbm_efficiency / s;
   launch_ = gpu.kernel_launch_overhead.si();
   sms_ = gpu.sm_count > 0 ? gpu.sm_count : 108;
 }
 
-Seconds GpuCompute::gemm(double m, double n, double k, double count) const {
+Seconds GpuCompute::gemm_time(double m, double n, double k, double count, double peak, double eff_max,
+                              double w_half, double operand_bytes) const {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return Seconds(0);
   const double flops = 2.0 * m * n * k * count;
   const double tm = std::ceil(m / kTile), tn = std::ceil(n / kTile);
   const double tile_eff = (m * n) / (tm * tn * kTile * kTile);
   const double tiles = tm * tn * count;
   const double wave_eff = tiles / (std::ceil(tiles / sms_) * sms_);
-  const double eff = eff_max_ * flops / (flops + w_half_) * tile_eff * wave_eff;
-  const double t_math = flops / (peak_flops_ * eff);
-  const double bytes = 2.0 * (m * k + k * n + m * n) * count;  // 16-bit operands
+  const double eff = eff_max * flops / (flops + w_half) * tile_eff * wave_eff;
+  const double t_math = flops / (peak * eff);
+  const double bytes = (operand_bytes * (m * k + k * n) + 2.0 * m * n) * count;  // 16-bit output
   return Seconds(std::max(t_math, bytes / hbm_));
+}
+
+Seconds GpuCompute::gemm(double m, double n, double k, double count) const {
+  return gemm_time(m, n, k, count, peak_flops_, eff_max_, w_half_, 2.0);
+}
+
+Seconds GpuCompute::gemm_fp8(double m, double n, double k, double count) const {
+  if (peak_fp8_flops_ <= 0 || eff_fp8_ <= 0) return gemm(m, n, k, count);  // guarded at load time
+  return gemm_time(m, n, k, count, peak_fp8_flops_, eff_fp8_, w_half_fp8_, 1.0);
 }
 
 Seconds GpuCompute::attention(Flops flops) const {

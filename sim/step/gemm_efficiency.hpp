@@ -23,6 +23,10 @@ class GpuCompute {
   // - wave_eff: tiles run in waves of one tile per SM; the last partial wave idles SMs
   //   (wave quantization, same guide).
   [[nodiscard]] Seconds gemm(double m, double n, double k, double count = 1.0) const;
+  // The same GEMM with FP8 operands (1 B each, 16-bit output) at the FP8 dense peak and the
+  // preset's gemm_efficiency_fp8; the ramp W_half is the same time at full rate, so it scales
+  // with the peak (W_half x peak_fp8 / peak_bf16).
+  [[nodiscard]] Seconds gemm_fp8(double m, double n, double k, double count = 1.0) const;
   // Fused (flash) attention kernel doing `flops` of tensor-core work (FlashAttention-2, Dao 2023:
   // its own efficiency because the softmax and masking interleave with the matmuls).
   [[nodiscard]] Seconds attention(Flops flops) const;
@@ -34,7 +38,10 @@ class GpuCompute {
   [[nodiscard]] FlopsPerSecond peak() const { return peak_; }
 
  private:
+  [[nodiscard]] Seconds gemm_time(double m, double n, double k, double count, double peak, double eff_max,
+                                  double w_half, double operand_bytes) const;
   double peak_flops_ = 0;      // after slowdown
+  double peak_fp8_flops_ = 0, eff_fp8_ = 0, w_half_fp8_ = 0;
   double eff_max_ = 0, w_half_ = 0, attn_eff_ = 0, hbm_ = 0, launch_ = 0;
   double sms_ = 108;
   FlopsPerSecond peak_;

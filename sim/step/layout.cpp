@@ -1,5 +1,6 @@
 #include "sim/step/layout.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "sim/core/error.hpp"
@@ -64,6 +65,9 @@ Layout make_layout(const ClusterSpec& cluster, const WorkloadSpec& w) {
   l.micro_batch = w.training.micro_batch_size;
   l.global_batch = w.training.global_batch_size;
   l.microbatches = l.global_batch / (l.micro_batch * l.dp);
+  // N contiguous microbatches per model chunk (its range is a layout rule, layout_rules.cpp).
+  const int n = w.parallel.microbatch_group_size_per_vp_stage;
+  l.microbatch_group = std::min(n > 0 ? n : l.pp, l.microbatches);
 
   // Layers per pipeline rank, then per chunk. An explicit split gives one count per pipeline
   // rank, or one per model chunk in model order (p v entries).

@@ -21,6 +21,7 @@ struct Layout {
   int tp = 1, pp = 1, vpp = 1, cp = 1, ep = 1, dp = 1;
   int micro_batch = 1;        // sequences per microbatch
   int microbatches = 1;       // per data-parallel replica per iteration
+  int microbatch_group = 1;   // N: contiguous microbatches per model chunk (interleaved schedule)
   int global_batch = 1;       // sequences per iteration
   std::vector<int> stage_layers;  // transformer layers on each pipeline rank
   std::vector<int> chunk_layers;  // layers of model chunk j (j = v * pp + rank), pp * vpp entries

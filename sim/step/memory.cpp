@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "sim/step/flops.hpp"
+#include "sim/step/fp8.hpp"
 
 namespace fleetsim::step {
 
@@ -21,8 +22,9 @@ Bytes layer_activation_bytes(const WorkloadSpec& w, const Layout& l, bool moe_la
   if (stored_for_backward && rc == Recompute::Full) return Bytes(2.0 * T * h / sp);  // layer input
 
   // Non-TP part: inputs of the two norms (2 x 2Th), inputs of QKV and the first MLP GEMM
-  // (2 x 2Th), two dropout masks (2 x Th): 10 T h, divided by t with sequence parallelism.
-  double bytes = 10.0 * T * h / sp;
+  // (2 x 2Th), two dropout masks (2 x Th): 10 T h, divided by t with sequence parallelism. A model
+  // trained without dropout (Llama 2/3: no dropout in the architecture) keeps no masks: 8 T h.
+  double bytes = (m.dropout ? 10.0 : 8.0) * T * h / sp;
   // Attention: Q, K, V (for the scores and AV) and the output projection's input.
   const double q_cols = heads / t * hd, kv_cols = 2.0 * std::max(1.0, groups / t) * hd;
   bytes += 2.0 * T * (q_cols + kv_cols) + 2.0 * T * q_cols;
@@ -42,6 +44,12 @@ Bytes layer_activation_bytes(const WorkloadSpec& w, const Layout& l, bool moe_la
     bytes += 2.0 * tokens * h / sp;
   }
   bytes += 2.0 * tokens * (m.swiglu ? 2.0 : 1.0) * f / t + 2.0 * tokens * f / t;
+  if (w.training.precision == Precision::Fp8) {
+    // Transformer Engine saves the FP8 copies of the linear layers' inputs for the weight-gradient
+    // GEMMs (fp8.hpp): 1 B instead of 2 for the QKV and first-MLP inputs (the norm outputs), the
+    // attention output (input of the output projection) and the activation output (FC2 input).
+    bytes -= 2.0 * T * h / sp + T * q_cols + tokens * f / t;
+  }
   return Bytes(bytes);
 }
 
@@ -87,6 +95,9 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
     // backward; with microbatches of every chunk in flight that is the whole stage unsharded.
     const bool sharded_weights = zero >= 3 && par.fsdp_reshard_after_forward;
     s.weights = Bytes(shard(wb, sharded_weights));
+    // FP8 weight copies (and transposes) of the linear layers stay resident (fp8.hpp).
+    if (w.training.precision == Precision::Fp8)
+      s.weights += Bytes(costs.rank_linear_params[static_cast<size_t>(r)] * fp8_weight_copy_bytes(w.training.fp8_recipe));
     // The chunk computing plus the fsdp_prefetch_ops chunks gathered ahead (0, "unlimited" in
     // time, is held to one ahead in memory as before).
     const double unsharded_chunks = 1.0 + std::max(1, par.fsdp_prefetch_ops);

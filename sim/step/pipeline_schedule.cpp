@@ -5,14 +5,16 @@
 
 namespace fleetsim::step {
 
-PipelineSchedule::PipelineSchedule(int p, int v, int m) : p_(std::max(1, p)), v_(std::max(1, v)), m_(std::max(1, m)) {}
+PipelineSchedule::PipelineSchedule(int p, int v, int m, int group)
+    : p_(std::max(1, p)), v_(std::max(1, v)), m_(std::max(1, m)),
+      n_(std::min(m_, group > 0 ? group : p_)) {}
 
 int PipelineSchedule::warmup_forwards(int r) const {
   const int total = m_ * v_;
   if (v_ == 1) return std::min(p_ - r - 1, total);
   // Megatron's interleaved warm-up (all forwards when m == p).
-  if (m_ == p_) return total;
-  return std::min((p_ - r - 1) * 2 + (v_ - 1) * p_, total);
+  if (m_ == p_ && n_ == p_) return total;
+  return std::min((p_ - r - 1) * 2 + (v_ - 1) * n_, total);
 }
 
 PipelineOp PipelineSchedule::op(int r, int k) const {
@@ -37,10 +39,20 @@ PipelineOp PipelineSchedule::op(int r, int k) const {
     op.chunk = r;
     return op;
   }
-  const int group = p_ * v_;
-  int local = (idx % group) / p_;
+  // Groups of n_ microbatches run chunk by chunk; the last group holds what remains.
+  const int group = n_ * v_;
+  const int full = m_ / n_;
+  int local, mb;
+  if (idx < full * group) {
+    local = (idx % group) / n_;
+    mb = (idx / group) * n_ + idx % n_;
+  } else {
+    const int rest = m_ - full * n_, within = idx - full * group;
+    local = within / rest;
+    mb = full * n_ + within % rest;
+  }
   if (!forward) local = v_ - 1 - local;
-  op.microbatch = (idx / group) * p_ + idx % p_;
+  op.microbatch = mb;
   op.chunk = local * p_ + r;
   return op;
 }
@@ -50,14 +62,14 @@ namespace {
 // The op order of every rank, encoded as (j * m + microbatch) * 2 + (backward ? 1 : 0),
 // memoized per (p, v, m) and thread: the schedule's order does not depend on durations.
 struct OpTable {
-  int p = -1, v = -1, m = -1;
+  int p = -1, v = -1, m = -1, n = -1;
   std::vector<int> code;
 };
 
 const OpTable& op_table(const PipelineSchedule& s) {
   thread_local OpTable t;
-  if (t.p != s.ranks() || t.v != s.chunks_per_rank() || t.m != s.microbatches()) {
-    t.p = s.ranks(); t.v = s.chunks_per_rank(); t.m = s.microbatches();
+  if (t.p != s.ranks() || t.v != s.chunks_per_rank() || t.m != s.microbatches() || t.n != s.group()) {
+    t.p = s.ranks(); t.v = s.chunks_per_rank(); t.m = s.microbatches(); t.n = s.group();
     const int ops = s.ops_per_rank();
     t.code.resize(static_cast<size_t>(t.p) * ops);
     for (int r = 0; r < t.p; ++r)

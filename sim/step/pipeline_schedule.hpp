@@ -4,8 +4,12 @@
 // - 1F1B (PipeDream-Flush, Narayanan et al. SC'21 Sec. 2.2.1): rank r runs min(p - r - 1, m)
 //   warm-up forwards, then alternates one forward and one backward, then drains the backwards.
 // - Interleaved 1F1B (SC'21 Sec. 2.2.2): each rank holds v model chunks (chunk j = c p + r);
-//   warm-up = 2 (p - r - 1) + (v - 1) p forwards; the k-th forward runs chunk (k mod pv) div p
-//   on microbatch (k div pv) p + k mod p, backwards mirror it on the chunks in reverse order.
+//   microbatches run in groups of N contiguous ones per chunk (Megatron-core's
+//   microbatch_group_size_per_vp_stage, default N = p; Llama 3's tunable N, arXiv:2407.21783
+//   §3.3.2): warm-up = 2 (p - r - 1) + (v - 1) N forwards; the k-th forward runs chunk
+//   (k mod Nv) div N on microbatch (k div Nv) N + k mod N (the last group holds the remaining
+//   M mod N microbatches when N does not divide M, as Megatron-core's get_schedule_table), and
+//   the backwards mirror it on the chunks in reverse order.
 // Each rank runs its ops in that order; an op starts when the rank is free and its input has
 // arrived: the forward of chunk j needs the forward of chunk j-1 (one p2p send later), the
 // backward of chunk j the backward of chunk j+1 (one p2p later), the last chunk's backward its
@@ -27,17 +31,19 @@ struct PipelineOp {
 
 class PipelineSchedule {
  public:
-  PipelineSchedule(int pipeline_ranks, int virtual_chunks, int microbatches);
+  // `group` = N contiguous microbatches per chunk (interleaved only; 0 = p, clamped to m).
+  PipelineSchedule(int pipeline_ranks, int virtual_chunks, int microbatches, int group = 0);
   [[nodiscard]] int ranks() const { return p_; }
   [[nodiscard]] int chunks_per_rank() const { return v_; }
   [[nodiscard]] int microbatches() const { return m_; }
+  [[nodiscard]] int group() const { return n_; }
   [[nodiscard]] int ops_per_rank() const { return 2 * m_ * v_; }
   [[nodiscard]] int warmup_forwards(int rank) const;
   // The k-th op (0-based) rank `rank` executes.
   [[nodiscard]] PipelineOp op(int rank, int k) const;
 
  private:
-  int p_, v_, m_;
+  int p_, v_, m_, n_;
 };
 
 // Times of one schedule. Durations are per microbatch and per global chunk j (the same for

@@ -4,19 +4,20 @@
 #include <cmath>
 
 #include "sim/step/flops.hpp"
+#include "sim/step/fp8.hpp"
 
 namespace fleetsim::step {
 
 PhaseTime& PhaseTime::operator+=(const PhaseTime& o) {
   math += o.math; memory += o.memory; tp_comm += o.tp_comm; cp_comm += o.cp_comm;
-  ep_comm += o.ep_comm; cp_hidden += o.cp_hidden;
+  ep_comm += o.ep_comm; cp_hidden += o.cp_hidden; tp_hidden += o.tp_hidden;
   return *this;
 }
 
 PhaseTime PhaseTime::scaled(double k) const {
   PhaseTime p;
   p.math = math * k; p.memory = memory * k; p.tp_comm = tp_comm * k; p.cp_comm = cp_comm * k;
-  p.ep_comm = ep_comm * k; p.cp_hidden = cp_hidden * k;
+  p.ep_comm = ep_comm * k; p.cp_hidden = cp_hidden * k; p.tp_hidden = tp_hidden * k;
   return p;
 }
 
@@ -33,6 +34,10 @@ struct Ctx {
   bool flash;
   double weight_bytes;  // bytes per 16-bit weight / new gradient element (w.training.bytes_per_param)
   double acc_bytes;     // bytes per accumulated gradient element (fp32 with bf16, TrainingSpec)
+  bool fp8;             // linear layers in FP8 (Transformer Engine, fp8.hpp)
+  double cast_bytes;    // HBM bytes per element to quantize a GEMM operand (fp8.hpp)
+  double cast_kernels;  // kernels per quantized tensor
+  bool grad_acc_fused;  // TrainingSpec::gradient_accumulation_fusion
   // Shapes on one GPU for one microbatch.
   double b, s_loc, s, T, Tsp, h, hd, heads_loc, kv_heads_loc, f, t;
 };
@@ -40,6 +45,7 @@ struct Ctx {
 struct LayerCost {
   PhaseTime fwd, bwd, recompute;
   double params = 0, expert_params = 0;
+  double linear_params = 0;  // weights of the linear layers (FP8 GEMMs under fp8)
   Bytes tp_bytes, cp_bytes, ep_bytes;
 };
 
@@ -51,6 +57,23 @@ void add_gemm(const Ctx& c, PhaseTime& fwd, PhaseTime& bwd, double m, double n, 
   bwd.math += c.gpu.gemm(m, k, n, count) + c.gpu.gemm(k, n, m, count);
 }
 
+// A linear layer (Transformer Engine module): under fp8 its three GEMMs run in FP8 and the
+// forward quantizes the input X (m x k), the backward the output gradient dY (m x n), each a
+// memory-bound cast(-transpose) kernel (fp8.hpp); otherwise the 16-bit GEMMs above. Returns the
+// extra kernels per forward (the backward launches the same number).
+double add_linear(const Ctx& c, PhaseTime& fwd, PhaseTime& bwd, double m, double n, double k,
+                  double count = 1.0) {
+  if (!c.fp8) {
+    add_gemm(c, fwd, bwd, m, n, k, count);
+    return 0.0;
+  }
+  fwd.math += c.gpu.gemm_fp8(m, n, k, count);
+  bwd.math += c.gpu.gemm_fp8(m, k, n, count) + c.gpu.gemm_fp8(k, n, m, count);
+  fwd.memory += c.gpu.memory_bound(Bytes(c.cast_bytes * m * k * count));
+  bwd.memory += c.gpu.memory_bound(Bytes(c.cast_bytes * m * n * count));
+  return c.cast_kernels;
+}
+
 LayerCost layer_cost(const Ctx& c, bool moe) {
   LayerCost lc;
   PhaseTime fwd, bwd;
@@ -59,8 +82,16 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
   double kernels_fwd = 0;
 
   // Attention block: QKV projection, attention core, output projection.
-  add_gemm(c, fwd, bwd, T, q_cols + kv_cols, h);
-  add_gemm(c, fwd, bwd, T, h, q_cols);
+  // GEMM time of each linear layer per pass: the windows that TP communication can hide behind.
+  Seconds gemm_f[4], gemm_b[4];
+  auto linear = [&](int i, double m_, double n_, double k_, double count = 1.0) {
+    const Seconds f0 = fwd.math, b0 = bwd.math;
+    kernels_fwd += add_linear(c, fwd, bwd, m_, n_, k_, count);
+    gemm_f[i] = fwd.math - f0; gemm_b[i] = bwd.math - b0;
+  };
+  linear(0, T, q_cols + kv_cols, h);
+  linear(1, T, h, q_cols);
+  lc.linear_params += h * (q_cols + kv_cols) + q_cols * h;
   kernels_fwd += 2;
   if (c.flash) {
     // Causal flash attention computes the unmasked half of the s x s scores (with CP,
@@ -90,10 +121,11 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
   const double mats = c.m.swiglu ? 3.0 : 2.0;
   double act_elems;
   if (!moe) {
-    add_gemm(c, fwd, bwd, T, up_cols, h);
-    add_gemm(c, fwd, bwd, T, h, c.f / t);
+    linear(2, T, up_cols, h);
+    linear(3, T, h, c.f / t);
     act_elems = T * c.f / t;
     lc.params += mats * h * c.f / t;
+    lc.linear_params += mats * h * c.f / t;
     kernels_fwd += 3;
   } else {
     // Tokens reach the local experts from every EP rank; with capacity factor cf each expert
@@ -104,12 +136,13 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
     const double local_experts = E / c.l.ep;
     const double tokens_per_expert = T * k * cf * c.l.ep / E;
     add_gemm(c, fwd, bwd, c.Tsp, E, h);  // router
-    add_gemm(c, fwd, bwd, tokens_per_expert, up_cols, h, local_experts);
-    add_gemm(c, fwd, bwd, tokens_per_expert, h, c.f / t, local_experts);
+    linear(2, tokens_per_expert, up_cols, h, local_experts);
+    linear(3, tokens_per_expert, h, c.f / t, local_experts);
     act_elems = tokens_per_expert * local_experts * c.f / t;
     lc.params += h * E;
     lc.expert_params = local_experts * mats * h * c.f / t;
     lc.params += lc.expert_params;
+    lc.linear_params += lc.expert_params;
     // Permute / unpermute of the routed tokens (read + write), and the all-to-alls.
     fwd.memory += c.gpu.memory_bound(Bytes(2.0 * 2.0 * c.Tsp * k * cf * h * kAct));
     kernels_fwd += 7;
@@ -136,7 +169,9 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
   // `grad += new_grad`), every microbatch after the first reads the new 16-bit weight gradient and
   // the accumulator (fp32 under bf16, 16-bit under fp16) and writes the accumulator back, a
   // memory-bound kernel in the backward of every layer ((m - 1) / m of the microbatches).
-  if (c.l.microbatches > 1) {
+  // With gradient_accumulation_fusion (Megatron-core's fused wgrad kernels, APEX
+  // fused_weight_gradient_mlp_cuda / TE) the GEMM adds into the main gradient: no extra pass.
+  if (c.l.microbatches > 1 && !c.grad_acc_fused) {
     const double share = (c.l.microbatches - 1.0) / c.l.microbatches;
     const double bytes = c.weight_bytes + 2.0 * c.acc_bytes;
     bwd.memory += c.gpu.memory_bound(Bytes(share * bytes * lc.params));
@@ -157,8 +192,29 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
       tp = c.net.time(Collective::AllReduce, full, c.l.tp_group) * 2.0;
       tp_kernels = 2;
     }
-    fwd.tp_comm += tp;
-    bwd.tp_comm += tp;
+    if (c.par.sequence_parallel && c.par.tp_comm_overlap) {
+      // Transformer Engine userbuffers (Megatron-core --tp-comm-overlap; Wang et al., ASPLOS'23,
+      // "Overlap communication with dependent computation via decomposition"): each all-gather
+      // feeding a column-parallel GEMM (QKV, FC1) and each reduce-scatter after a row-parallel
+      // GEMM (output projection, FC2) is split into TP chunks pipelined with the GEMM's chunks,
+      // so a pair takes max(comm, GEMM) + min(comm, GEMM) / TP (one chunk to fill the pipe).
+      // Backward: the dY all-gathers and dX reduce-scatters against the same layers' dgrad +
+      // wgrad GEMMs. The hidden part is reported as overlapped.
+      const Seconds ag = c.net.time(Collective::AllGather, full, c.l.tp_group);
+      const Seconds rs = c.net.time(Collective::ReduceScatter, full, c.l.tp_group);
+      auto exposed = [&](Seconds comm, Seconds gemm) {
+        return max(Seconds(0), comm - gemm) + Seconds(std::min(comm.si(), gemm.si()) / c.t);
+      };
+      const Seconds coll[4] = {ag, rs, ag, rs};
+      for (int i = 0; i < 4; ++i) {
+        const Seconds ef = exposed(coll[i], gemm_f[i]), eb = exposed(coll[i], gemm_b[i]);
+        fwd.tp_comm += ef; fwd.tp_hidden += coll[i] - ef;
+        bwd.tp_comm += eb; bwd.tp_hidden += coll[i] - eb;
+      }
+    } else {
+      fwd.tp_comm += tp;
+      bwd.tp_comm += tp;
+    }
     lc.tp_bytes = full * (c.par.sequence_parallel ? 4.0 : 2.0);
   }
   // Context parallelism (ring attention, Liu et al. 2023; Megatron-core CP): each rank receives
@@ -239,6 +295,8 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
   const double groups = m.num_query_groups > 0 ? m.num_query_groups : heads;
   Ctx c{m, w.parallel, l, gpu, net, w.training.use_flash_attn,
         static_cast<double>(w.training.bytes_per_param), w.training.grad_bytes(),
+        w.training.precision == Precision::Fp8, fp8_cast_bytes_per_element(w.training.fp8_recipe),
+        fp8_cast_kernels(w.training.fp8_recipe), w.training.gradient_accumulation_fusion,
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   c.b = l.micro_batch;
   c.s = m.seq_length;
@@ -310,6 +368,7 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
     ch.backward = dense.bwd.scaled(n_dense); ch.backward += moe.bwd.scaled(n_moe);
     ch.recompute = dense.recompute.scaled(n_dense); ch.recompute += moe.recompute.scaled(n_moe);
     ch.params = dense.params * n_dense + moe.params * n_moe;
+    ch.linear_params = dense.linear_params * n_dense + moe.linear_params * n_moe;
     ch.expert_params = moe.expert_params * n_moe;
     if (j == 0) {
       ch.has_embedding = true;
@@ -325,7 +384,9 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
   }
   sc.rank_params.assign(static_cast<size_t>(l.pp), 0.0);
   sc.rank_expert_params.assign(static_cast<size_t>(l.pp), 0.0);
+  sc.rank_linear_params.assign(static_cast<size_t>(l.pp), 0.0);
   for (int j = 0; j < J; ++j) {
+    sc.rank_linear_params[static_cast<size_t>(l.rank_of_chunk(j))] += sc.chunks[static_cast<size_t>(j)].linear_params;
     sc.rank_params[static_cast<size_t>(l.rank_of_chunk(j))] += sc.chunks[static_cast<size_t>(j)].params;
     sc.rank_expert_params[static_cast<size_t>(l.rank_of_chunk(j))] += sc.chunks[static_cast<size_t>(j)].expert_params;
   }

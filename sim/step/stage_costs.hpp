@@ -22,6 +22,7 @@ struct PhaseTime {
   Seconds cp_comm;   // context-parallel K/V exchange not hidden behind attention
   Seconds ep_comm;   // expert-parallel all-to-all (dispatch and combine)
   Seconds cp_hidden; // context-parallel exchange hidden behind attention
+  Seconds tp_hidden; // tensor-parallel collectives hidden behind GEMMs (tp_comm_overlap)
   [[nodiscard]] Seconds compute() const { return math + memory; }
   [[nodiscard]] Seconds total() const { return math + memory + tp_comm + cp_comm + ep_comm; }
   PhaseTime& operator+=(const PhaseTime& o);
@@ -36,6 +37,7 @@ struct ChunkCost {
   [[nodiscard]] Seconds backward_time() const { return backward.total() + recompute.total(); }
   double params = 0;         // parameters this chunk holds on one GPU (dense + local experts)
   double expert_params = 0;  // of which expert weights (reduced over the expert-DP group)
+  double linear_params = 0;  // of which linear-layer weights (FP8 GEMMs and weight copies under fp8)
 };
 
 // Collective volumes per rank and per iteration (for the SimGrid tier and the breakdown).
@@ -57,6 +59,7 @@ struct StageCosts {
   CollectiveVolumes volumes;
   std::vector<double> rank_params; // parameters held per pipeline rank (one GPU)
   std::vector<double> rank_expert_params;
+  std::vector<double> rank_linear_params;  // linear-layer weights per pipeline rank (fp8 copies)
 };
 
 // Builds everything above. Throws InfeasibleError for layouts that do not divide.

@@ -8,6 +8,7 @@
 #include "sim/step/collectives.hpp"
 #include "sim/step/compose.hpp"
 #include "sim/step/flops.hpp"
+#include "sim/step/fp8.hpp"
 #include "sim/step/gemm_efficiency.hpp"
 #include "sim/step/pipeline_schedule.hpp"
 #include "sim/step/stage_costs.hpp"
@@ -19,12 +20,12 @@ using step::Collective;
 
 // The in-flight activation counts depend only on (p, v, m, chunk layers): memoized per thread.
 const step::InFlight& cached_in_flight(const step::PipelineSchedule& s, const std::vector<int>& layers) {
-  thread_local int p = -1, v = -1, m = -1;
+  thread_local int p = -1, v = -1, m = -1, n = -1;
   thread_local std::vector<int> key;
   thread_local step::InFlight value;
-  if (p != s.ranks() || v != s.chunks_per_rank() || m != s.microbatches() || key != layers) {
+  if (p != s.ranks() || v != s.chunks_per_rank() || m != s.microbatches() || n != s.group() || key != layers) {
     value = step::activations_in_flight(s, layers);
-    p = s.ranks(); v = s.chunks_per_rank(); m = s.microbatches(); key = layers;
+    p = s.ranks(); v = s.chunks_per_rank(); m = s.microbatches(); n = s.group(); key = layers;
   }
   return value;
 }
@@ -53,7 +54,7 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   const int J = l.chunks(), m = l.microbatches;
 
   // Pipeline: explicit schedule, with and without the point-to-point time.
-  const step::PipelineSchedule sched(l.pp, l.vpp, m);
+  const step::PipelineSchedule sched(l.pp, l.vpp, m, l.microbatch_group);
   thread_local std::vector<double> fwd, bwd;
   fwd.resize(static_cast<size_t>(J));
   bwd.resize(static_cast<size_t>(J));
@@ -66,20 +67,24 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   // 2021; megatron/core/pipeline_parallel/p2p_communication.py, `batch_p2p_sync` default True).
   // The sending stage is therefore busy for the transfer after each forward (to the next stage)
   // and each backward (to the previous stage); the receiver starts when the send completes.
+  // With overlap_p2p_comm (Megatron-core's interleaved schedule; Llama 3's asynchronous p2p,
+  // §3.3.2) the sender posts the transfer and goes on: the transfer only delays the receiver.
   const double p2p = l.pp > 1 ? sc.p2p_time.si() : 0.0;
+  const bool async_p2p = w.parallel.overlap_p2p_comm;
   thread_local std::vector<double> fwd_c, bwd_c;
   fwd_c = fwd; bwd_c = bwd;
-  for (int j = 0; j < J; ++j) {
-    if (j < J - 1) fwd_c[static_cast<size_t>(j)] += p2p;
-    if (j > 0) bwd_c[static_cast<size_t>(j)] += p2p;
-  }
+  if (!async_p2p)
+    for (int j = 0; j < J; ++j) {
+      if (j < J - 1) fwd_c[static_cast<size_t>(j)] += p2p;
+      if (j > 0) bwd_c[static_cast<size_t>(j)] += p2p;
+    }
   thread_local step::ScheduleTimes with_p2p;
   step::StepCapture* const cap = options.capture;
   if (cap) {
     cap->ops.clear();
     cap->dp.clear();
   }
-  step::time_schedule(sched, fwd_c, bwd_c, 0.0, with_p2p, cap ? &cap->ops : nullptr);
+  step::time_schedule(sched, fwd_c, bwd_c, async_p2p ? p2p : 0.0, with_p2p, cap ? &cap->ops : nullptr);
 
   // Data parallelism and the optimizer (compose.cpp), with the α-β collective times.
   const auto& vol = sc.volumes;
@@ -88,10 +93,18 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
     return (net.time(kind, Bytes(dense_bytes), vol.dp_grad_group) +
             net.time(kind, Bytes(expert_bytes), vol.expert_dp_group)).si();
   };
+  // Under fp8, Transformer Engine re-quantizes every linear weight of the rank once per iteration
+  // (first microbatch, after the optimizer has updated it; fp8.hpp): a cast-transpose pass
+  // counted here with the optimizer step it follows.
+  const bool fp8 = w.training.precision == Precision::Fp8;
   costs.optimizer = [&](int r) {
     const double params = step::local_optimizer_params(sc, w.parallel, r);
-    return gpu.memory_bound(Bytes(params * optimizer_bytes_per_param(w.training.precision))).si() +
-           gpu.launch(20).si();
+    double t = gpu.memory_bound(Bytes(params * optimizer_bytes_per_param(w.training.precision))).si() +
+               gpu.launch(20).si();
+    if (fp8)
+      t += gpu.memory_bound(Bytes(sc.rank_linear_params[static_cast<size_t>(r)] *
+                                  step::fp8_cast_bytes_per_element(w.training.fp8_recipe))).si();
+    return t;
   };
   costs.contention = step::overlap_contention(cluster.gpu, w.parallel);
   const step::Composition comp = step::compose_iteration(
@@ -101,7 +114,7 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
       costs, cap ? &cap->dp : nullptr);
   if (cap) {
     cap->costs = sc;
-    cap->p2p = p2p;
+    cap->p2p = async_p2p ? 0.0 : p2p;  // async sends are not on the sender's track (their wait is bubble)
     cap->schedule = with_p2p;
     cap->composition = comp;
   }
@@ -127,7 +140,7 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
     sends += (j < J - 1 ? 1 : 0) + (j > 0 ? 1 : 0);
   }
   const double end_p2p = with_p2p.rank_end[cr];
-  b.pp_comm = Seconds(p2p * sends * m);
+  b.pp_comm = Seconds(async_p2p ? 0.0 : p2p * sends * m);  // async: waits show up as bubble
   b.bubble = Seconds(std::max(0.0, end_p2p - with_p2p.rank_busy[cr]));
   b.dp_comm = Seconds(comp.dp_exposed[cr]);
   b.optimizer = Seconds(comp.optimizer[cr]);
@@ -135,7 +148,7 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   b.gather_stall = Seconds(comp.gather_stall[cr]);
   b.prefetch_exposed = Seconds(comp.prefetch_exposed[cr]);
   b.exposed_comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
-  b.overlapped_comm = busy.cp_hidden + Seconds(std::max(0.0, comp.dp_total[cr] - comp.dp_exposed[cr]));
+  b.overlapped_comm = busy.cp_hidden + busy.tp_hidden + Seconds(std::max(0.0, comp.dp_total[cr] - comp.dp_exposed[cr]));
 
   // FLOPs and utilization (PaLM App. B definitions, see flops.hpp).
   res.model_flops_per_iteration = step::model_flops_per_iteration(w);

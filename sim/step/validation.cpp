@@ -1,6 +1,7 @@
 #include "sim/step/validation.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -151,7 +152,9 @@ std::vector<StepCase> megatron_sc21_table1_cases() {
 // [TP, CP, PP, DP] as in Sec. 3.3.2. Interleaved with v = 8 chunks of one layer per rank: Sec.
 // 3.3.2 says the first model chunk of the first stage holds only the embedding and the last
 // chunk of the last stage only the output projection and loss, i.e. one layer per chunk, and
-// 7 layers + 1 embedding chunk = 8 chunks on the first rank.
+// 7 layers + 1 embedding chunk = 8 chunks on the first rank. Llama 3's own pipeline schedule
+// (pipeline_schedule: llama3, §3.3.2) with asynchronous p2p; its N ("tunable", not published)
+// at the default N = PP, the fewest activations in flight this op order allows.
 std::vector<StepCase> llama3_table4_cases() {
   const CsvTable t = read_csv(validation_dir() + "/llama3_table4.csv");
   std::vector<StepCase> out;
@@ -175,9 +178,12 @@ std::vector<StepCase> llama3_table4_cases() {
         set(kTrain + "micro_batch_size", 1),
         set(kTrain + "global_batch_size", t.num(i, "batch_size_per_dp_sequences") * dp),
     };
+    c.sets.push_back(kPar + "pipeline_schedule=llama3");
+    c.sets.push_back(kPar + "overlap_p2p_comm=true");  // "asynchronous point-to-point communication" (§3.3.2)
     c.rank_order = "tp-cp-pp-dp";
     c.virtual_pipeline_override = 8;
     load(c);
+    c.name += ", llama3 schedule";
     out.push_back(std::move(c));
   }
   return out;
@@ -209,6 +215,153 @@ std::vector<StepCase> vtrain_singlenode_cases() {
   return out;
 }
 
+namespace {
+
+// Catalog workload of a NeMo model label ("LLAMA3.1_405B", "LLAMA3-70B", "GPT3-175B"), or "".
+std::string nemo_model_preset(std::string label) {
+  for (char& ch : label) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  for (char& ch : label) if (ch == '_') ch = '-';
+  const size_t paren = label.find(' ');
+  if (paren != std::string::npos) label = label.substr(0, paren);
+  if (label == "llama3.1-405b") label = "llama3-405b";
+  static const char* known[] = {"llama2-7b",   "llama2-13b",  "llama2-70b",   "llama3-8b",    "llama3-70b",
+                                "llama3-405b", "gpt3-5b",     "gpt3-20b",     "gpt3-175b",    "nemotron-8b",
+                                "nemotron-22b", "nemotron-340b"};
+  for (const char* k : known) if (label == k) return k;
+  return "";
+}
+
+// Transformer Engine recipe of a row's precision label, or "" when not modelled. The 24.07 page
+// and NeMo 2.0 (25.02) ran TE's default delayed scaling; Megatron-Bridge labels per-tensor
+// current scaling "FP8-CS" (25.11) and its 25.09 unlabeled and 26.xx "FP8" rows use the same
+// recipe (their performance scripts' default for H100); "MXFP8"/"FP8-MX" is MXFP8 block scaling.
+// The 25.09 "alternate granularity" rows (blockwise 128x128 on H100, 32x32 on B200) and NVFP4
+// are not modelled.
+std::string nemo_recipe(const std::string& label, const std::string& release) {
+  if (label == "MXFP8" || label == "FP8-MX") return "mxfp8";
+  if (label == "FP8-CS") return "current";
+  if (label == "FP8" || label == "FP8 (scaling recipe not labelled in table)")
+    return (release.rfind("24.", 0) == 0 || release.rfind("25.02", 0) == 0) ? "delayed" : "current";
+  return "";
+}
+
+// Release order: "24.07" < "25.02" < "26.04" < "26.04.01" (lexicographic on the dotted text).
+bool newer_release(const std::string& a, const std::string& b) { return a > b; }
+
+}  // namespace
+
+std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::string>* skipped) {
+  const CsvTable t = read_csv(validation_dir() + "/nemo_perf_summary.csv");
+  struct Pick { size_t row; std::string key, preset, recipe; };
+  std::vector<Pick> picks;
+  auto cell = [&](size_t i, const char* col) { return t.at(i, col); };
+  auto int_or = [&](size_t i, const char* col, int fallback) {
+    const std::string& v = t.at(i, col);
+    return v.empty() || v == "n/a" ? fallback : t.integer(i, col);
+  };
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    if (cell(i, "system") != system) continue;
+    const std::string label = cell(i, "model"), release = cell(i, "release");
+    const std::string what = release + " " + label + " " + cell(i, "num_gpus") + " GPUs " + cell(i, "precision");
+    if (cell(i, "doc_revision") == "superseded") {
+      if (skipped) skipped->push_back(what + ": superseded revision of 24.07 (the final text is used)");
+      continue;
+    }
+    const std::string preset = nemo_model_preset(label);
+    if (preset.empty()) {
+      if (skipped) skipped->push_back(what + ": architecture not in the catalog (MoE or not modelled)");
+      continue;
+    }
+    const std::string recipe = nemo_recipe(cell(i, "precision"), release);
+    if (recipe.empty() || cell(i, "tokens_per_sec_per_gpu").empty()) {
+      if (skipped) skipped->push_back(what + ": precision/recipe not modelled or no throughput");
+      continue;
+    }
+    const std::string key = preset + "|" + recipe + "|" + cell(i, "num_gpus") + "|" + cell(i, "gbs") + "|" +
+                            cell(i, "mbs") + "|" + cell(i, "seq_length") + "|" + cell(i, "tp") + "|" +
+                            cell(i, "pp") + "|" + cell(i, "cp") + "|" + std::to_string(int_or(i, "vp", 1)) + "|" +
+                            std::to_string(int_or(i, "fsdp", 0));
+    bool replaced = false;
+    for (auto& p : picks)
+      if (p.key == key) {
+        replaced = true;
+        if (newer_release(release, cell(p.row, "release"))) {
+          if (skipped) skipped->push_back(cell(p.row, "release") + " " + cell(p.row, "model") + ": same configuration published again in " + release + " (newest kept)");
+          p.row = i;
+        } else if (skipped) {
+          skipped->push_back(what + ": same configuration published again in " + cell(p.row, "release") + " (newest kept)");
+        }
+      }
+    if (!replaced) picks.push_back({i, key, preset, recipe});
+  }
+
+  std::vector<StepCase> out;
+  for (const auto& p : picks) {
+    const size_t i = p.row;
+    StepCase c;
+    c.source = "NeMo " + system;
+    c.system = system;
+    c.release = cell(i, "release");
+    c.precision_label = cell(i, "precision");
+    c.metric = CaseMetric::TokensPerGpuSecond;
+    c.published = t.num(i, "tokens_per_sec_per_gpu");
+    c.tolerance = 0.20;
+    c.base = "dgx-h100-nemo";
+    const int gpus = t.integer(i, "num_gpus");
+    const int tp = t.integer(i, "tp"), pp = t.integer(i, "pp"), cp = int_or(i, "cp", 1);
+    const int vp = int_or(i, "vp", 1), fsdp = int_or(i, "fsdp", 0);
+    c.calibration = gpus <= kNemoCalibrationMaxGpus;
+    c.name = c.release + " " + cell(i, "model") + " " + std::to_string(gpus) + " GPUs TP" + std::to_string(tp) +
+             " PP" + std::to_string(pp) + " CP" + std::to_string(cp) + (vp > 1 ? " VP" + std::to_string(vp) : "") +
+             (fsdp > 0 ? " FSDP" : "") + " mbs " + cell(i, "mbs") + " gbs " + cell(i, "gbs") + " " + p.recipe;
+    c.sets = {
+        set("cluster.gpus", gpus),
+        set("workload.model", p.preset),
+        set(kModel + "seq_length", t.num(i, "seq_length")),
+        set(kPar + "tensor_model_parallel_size", tp),
+        set(kPar + "pipeline_model_parallel_size", pp),
+        set(kPar + "virtual_pipeline_model_parallel_size", vp),
+        set(kPar + "context_parallel_size", cp),
+        // Megatron-core / NeMo performance recipes: sequence parallelism with TP and TP
+        // communication overlapped with the GEMMs (tp_comm_overlap, TE userbuffers), the
+        // distributed optimizer (or Megatron FSDP where the table says so), overlapped DP
+        // communication, asynchronous p2p with the interleaved schedule (overlap_p2p_comm), no
+        // recomputation.
+        set(kPar + "sequence_parallel", tp > 1 ? "true" : "false"),
+        set(kPar + "tp_comm_overlap", tp > 1 ? "true" : "false"),
+        set(kPar + "overlap_p2p_comm", vp > 1 ? "true" : "false"),
+        set(kPar + "recompute_granularity", "none"),
+        set(kPar + "use_distributed_optimizer", "true"),
+        set(kPar + "zero_stage", fsdp > 0 ? 3 : 1),
+        set(kTrain + "micro_batch_size", t.num(i, "mbs")),
+        set(kTrain + "global_batch_size", t.num(i, "gbs")),
+        set(kTrain + "precision", "fp8"),
+        set(kTrain + "fp8_recipe", p.recipe),
+        set(kTrain + "gradient_accumulation_fusion", "true"),
+    };
+    if (system == "DGX-B200") {
+      c.sets.push_back(set("cluster.gpu", "b200"));
+      c.sets.push_back(set("cluster.node", "dgx-b200"));
+    }
+    // Layers that do not divide into PP x VP chunks: Megatron-core's
+    // account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split (NeMo's 405B
+    // recipes) count the embedding and the loss as one layer each, so the first and last chunks
+    // hold one transformer layer fewer.
+    const Scenario probe = config::load_scenario(c.base, {set("workload.model", p.preset)});
+    const int layers = probe.workload.model.num_layers, chunks = pp * vp;
+    if (layers % chunks != 0 && (layers + 2) % chunks == 0 && chunks > 1) {
+      const int per = (layers + 2) / chunks;
+      std::string split = "[" + std::to_string(per - 1);
+      for (int j = 1; j < chunks - 1; ++j) split += "," + std::to_string(per);
+      split += "," + std::to_string(per - 1) + "]";
+      c.sets.push_back(kPar + "pipeline_layer_split=" + split);
+    }
+    load(c);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
 double predicted_metric(const StepCase& c, const StepResult& r) {
   switch (c.metric) {
     case CaseMetric::MegatronTflops: {
@@ -218,6 +371,8 @@ double predicted_metric(const StepCase& c, const StepResult& r) {
     }
     case CaseMetric::MfuPercent: return 100.0 * r.mfu;
     case CaseMetric::IterationMs: return 1e3 * r.iteration_time.si();
+    case CaseMetric::TokensPerGpuSecond:
+      return r.tokens_per_iteration.si() / (r.iteration_time.si() * c.scenario.cluster.gpus);
   }
   return 0;
 }
@@ -233,6 +388,7 @@ ValidationCase compare(const StepCase& c, const StepResult& r) {
     case CaseMetric::MegatronTflops: v.metric = "achieved TFLOP/s per GPU (eq. 3)"; break;
     case CaseMetric::MfuPercent: v.metric = "BF16 MFU (%)"; break;
     case CaseMetric::IterationMs: v.metric = "iteration time (ms)"; break;
+    case CaseMetric::TokensPerGpuSecond: v.metric = "tokens/s per GPU"; break;
   }
   v.error_is_absolute = c.metric == CaseMetric::MfuPercent;
   v.error = v.error_is_absolute ? v.predicted - v.published : (v.predicted - v.published) / v.published;
@@ -277,6 +433,15 @@ std::vector<ValidationCase> step_validation_cases() {
   run_table(step::llama3_table4_cases(), 3.0);
   run_table(step::vtrain_multinode_cases(), 0.10);
   run_table(step::vtrain_singlenode_cases(), 0.10);
+  // NeMo DGX H100 / B200: the judged rows only (the calibration rows are what the GPU presets
+  // were fitted on; scripts/calibrate --gpu h100|b200 prints them).
+  for (const char* system : {"DGX-H100", "DGX-B200"}) {
+    std::vector<step::StepCase> judged;
+    for (auto& c : step::nemo_cases(system))
+      if (!c.calibration) judged.push_back(std::move(c));
+    for (auto& c : judged) c.source += " (judged rows)";
+    run_table(judged, 0.10);
+  }
   return out;
 }
 

@@ -22,6 +22,7 @@ enum class CaseMetric {
   MegatronTflops,   // achieved TFLOP/s per GPU with the paper's eq. 3 FLOP count
   MfuPercent,       // MFU in percent (absolute error in points)
   IterationMs,      // iteration time in milliseconds
+  TokensPerGpuSecond,  // training throughput, tokens per second per GPU
 };
 
 struct StepCase {
@@ -38,12 +39,25 @@ struct StepCase {
   int virtual_pipeline_override = 0;  // > 0: chunks per rank, set after loading (the loader
                                       // rejects PP x VPP > layers, Llama 3's embedding-only chunk)
   Scenario scenario;      // resolved
+  // NeMo / Megatron-Bridge rows: the table's system, release and precision label, and whether
+  // the row belongs to the calibration part of the split (nemo_cases).
+  std::string system, release, precision_label;
+  bool calibration = false;
 };
 
 std::vector<StepCase> megatron_sc21_table1_cases();
 std::vector<StepCase> llama3_table4_cases();
 std::vector<StepCase> vtrain_multinode_cases();
 std::vector<StepCase> vtrain_singlenode_cases();   // the A100 calibration set
+
+// NVIDIA's published pre-training throughput (nemo_perf_summary.csv) on `system` ("DGX-H100",
+// "DGX-B200"): dense Llama 2/3/3.1 and GPT-3 rows whose architecture is in the catalog, FP8
+// (TE delayed / current scaling, MXFP8), deduplicated across releases (the newest release of
+// each configuration; 24.07's superseded revision dropped). Split, before any fit, into
+// calibration rows (`calibration` = true: at most 16 GPUs, i.e. one or two nodes) and judged rows
+// (the rest). `skipped` (optional) receives one line per row not modelled and why.
+std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::string>* skipped = nullptr);
+constexpr int kNemoCalibrationMaxGpus = 16;
 
 // The case's metric from a step result.
 [[nodiscard]] double predicted_metric(const StepCase& c, const StepResult& r);

@@ -1,5 +1,7 @@
 #include "sim/workload/layout_rules.hpp"
 
+#include <algorithm>
+
 namespace fleetsim {
 namespace {
 
@@ -21,7 +23,9 @@ LayoutShape layout_shape(const WorkloadSpec& w, int gpus, int gpus_per_node) {
                      .ep = p.expert_model_parallel_size,
                      .micro_batch = w.training.micro_batch_size,
                      .global_batch = w.training.global_batch_size,
-                     .explicit_split = !p.pipeline_layer_split.empty()};
+                     .explicit_split = !p.pipeline_layer_split.empty(),
+                     .any_microbatch_count = p.pipeline_schedule == PipelineScheduleKind::Llama3,
+                     .microbatch_group = p.microbatch_group_size_per_vp_stage};
 }
 
 std::optional<LayoutRule> broken_layout_rule(const ModelSpec& m, const LayoutShape& s) {
@@ -40,7 +44,19 @@ std::optional<LayoutRule> broken_layout_rule(const ModelSpec& m, const LayoutSha
   const long long per_step = 1LL * s.micro_batch * dp;
   if (s.global_batch % per_step != 0) return LayoutRule::BatchDivides;
   // Narayanan et al. SC'21 Sec. 2.2.2: the interleaved schedule runs microbatches in groups of p.
-  if (s.vpp > 1 && (s.global_batch / per_step) % s.pp != 0) return LayoutRule::InterleavedMicrobatchesDivide;
+  // Llama 3's schedule runs any number of microbatches (arXiv:2407.21783 §3.3.2).
+  if (s.vpp > 1 && !s.any_microbatch_count && (s.global_batch / per_step) % s.pp != 0)
+    return LayoutRule::InterleavedMicrobatchesDivide;
+  // N contiguous microbatches per chunk: Megatron-core's schedules.py refuses N outside [PP, M];
+  // in this op order N < min(PP, M), or a last partial group of fewer than PP, deadlocks
+  // (specs.hpp, PipelineScheduleKind).
+  if (s.vpp > 1 && (s.any_microbatch_count || s.microbatch_group > 0)) {
+    const long long mb = s.global_batch / per_step;
+    const long long n = std::min<long long>(s.microbatch_group > 0 ? s.microbatch_group : s.pp, mb);
+    const long long lo = s.any_microbatch_count ? std::min<long long>(s.pp, mb) : s.pp;
+    if ((s.microbatch_group > 0 && s.microbatch_group > mb) || n < lo || (mb % n != 0 && mb % n < s.pp))
+      return LayoutRule::MicrobatchGroupInRange;
+  }
   if (m.seq_length % s.cp != 0) return LayoutRule::CpDividesSequence;
   if (!m.is_moe()) {
     if (s.ep > 1) return LayoutRule::EpNeedsMoe;
@@ -92,6 +108,15 @@ std::optional<LayoutProblem> layout_problem(const ModelSpec& m, const LayoutShap
       return LayoutProblem{"workload.training.global_batch_size",
                            "the interleaved schedule needs the " + to_string(s.global_batch / per_step) +
                                " microbatches per replica to be a multiple of PP = " + to_string(s.pp)};
+    case LayoutRule::MicrobatchGroupInRange: {
+      const long long mb = s.global_batch / per_step;
+      const long long lo = s.any_microbatch_count ? std::min<long long>(s.pp, mb) : s.pp;
+      return LayoutProblem{P + "microbatch_group_size_per_vp_stage",
+                           "N = " + to_string(s.microbatch_group > 0 ? s.microbatch_group : s.pp) +
+                               " contiguous microbatches per chunk must lie in [" + to_string(lo) + ", " + to_string(mb) +
+                               "] (the microbatches per replica) and leave a last group of 0 or at least PP = " +
+                               to_string(s.pp) + " of the " + to_string(mb) + " microbatches; e.g. N = " + to_string(mb)};
+    }
     case LayoutRule::CpDividesSequence:
       return LayoutProblem{P + "context_parallel_size",
                            "seq_length = " + to_string(m.seq_length) + " is not divisible by CP = " + to_string(s.cp)};

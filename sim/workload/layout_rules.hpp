@@ -18,6 +18,8 @@ struct LayoutShape {
   int micro_batch = 1;            // sequences
   int global_batch = 1;           // sequences
   bool explicit_split = false;    // pipeline_layer_split given: a model chunk may hold no layer
+  bool any_microbatch_count = false;  // Llama 3's schedule: M need not be a multiple of PP (and N < PP)
+  int microbatch_group = 0;       // N contiguous microbatches per chunk; 0 = PP (at most M)
 };
 
 // The workload's layout on `gpus` GPUs in nodes of `gpus_per_node` (0: TP may span nodes in any way).
@@ -34,6 +36,8 @@ enum class LayoutRule {
   InterleavingNeedsPipeline,      // VPP > 1 only with PP > 1
   BatchDivides,                   // global batch % (micro-batch x DP) == 0
   InterleavedMicrobatchesDivide,  // VPP > 1: microbatches per replica % PP == 0
+  MicrobatchGroupInRange,         // VPP > 1: N in [PP, M] (Megatron-core) or [min(PP, M), M] (Llama 3),
+                                  // and M mod N = 0 or >= PP
   CpDividesSequence,              // seq_length % CP == 0
   EpNeedsMoe,                     // EP > 1 only for a mixture-of-experts model
   EpDividesExperts,               // num_experts % EP == 0

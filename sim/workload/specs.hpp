@@ -21,6 +21,8 @@ struct ModelSpec {
   int vocab_size = 0;
   bool swiglu = false;                 // SwiGLU MLP (3 matrices) instead of GELU (2)
   bool untie_embeddings_and_output_weights = true;
+  bool dropout = true;                 // hidden dropout on: each layer stores two dropout masks
+                                       // (Korthikanti et al. 2022); Llama trains without dropout
   int num_experts = 0;                 // 0 = dense
   int moe_router_topk = 0;
   double moe_capacity_factor = 1.0;
@@ -30,10 +32,23 @@ struct ModelSpec {
 
 enum class Recompute { None, Selective, Full };
 
+// Pipeline schedule family (with interleaving, VPP > 1):
+// - megatron: Megatron-core's interleaved 1F1B; microbatches run in groups of N contiguous ones per
+//   model chunk, N = microbatch_group_size_per_vp_stage in [PP, M] (default PP; Narayanan et al.
+//   SC'21 Sec. 2.2.2 has N = PP), and M must be a multiple of PP;
+// - llama3: Llama 3's modified interleaved schedule (arXiv:2407.21783 §3.3.2, Fig. 6): any number
+//   of microbatches M, N tunable ("a sweet spot between DFS and BFS"). In this op order N must be
+//   at least min(PP, M), and a last, partial group must hold 0 or at least PP microbatches:
+//   otherwise a rank waits on a forward that is queued behind its own backward (deadlock; checked
+//   exhaustively for PP <= 16, VPP <= 8, M < 40 in tests/unit/step_schedule_test.cpp).
+enum class PipelineScheduleKind { Megatron, Llama3 };
+
 struct ParallelSpec {
   int tensor_model_parallel_size = 1;
   int pipeline_model_parallel_size = 1;
   int virtual_pipeline_model_parallel_size = 1;  // model chunks per pipeline rank (interleaving)
+  PipelineScheduleKind pipeline_schedule = PipelineScheduleKind::Megatron;
+  int microbatch_group_size_per_vp_stage = 0;    // N contiguous microbatches per chunk; 0 = PP
   int context_parallel_size = 1;
   int expert_model_parallel_size = 1;
   int data_parallel_size = 1;                    // derived: gpus / (tp * pp * cp)
@@ -51,6 +66,10 @@ struct ParallelSpec {
   bool overlap_sm_contention = true;
   bool overlap_hbm_contention = true;
   int fsdp_prefetch_ops = 1;
+  bool tp_comm_overlap = false;                  // TE userbuffers: TP all-gather / reduce-scatter
+                                                 // pipelined with the adjacent GEMM (needs SP)
+  bool overlap_p2p_comm = false;                 // asynchronous pipeline sends (Megatron-core
+                                                 // overlap_p2p_comm; Llama 3 §3.3.2)
   // The ZeRO stage in effect: the distributed optimizer is ZeRO-1.
   [[nodiscard]] int effective_zero_stage() const { return zero_stage > 0 ? zero_stage : (use_distributed_optimizer ? 1 : 0); }
   std::vector<int> pipeline_layer_split;         // layers per pipeline stage; empty = even
@@ -63,7 +82,20 @@ struct ParallelSpec {
 // gradient accumulation and reduction; Llama 3 does the same, arXiv:2407.21783 §3.3.2), no loss
 // scaling. fp16 (Megatron SC'21, Megatron-DeepSpeed): 16-bit gradients reduced in 16 bits, then
 // copied to fp32 main gradients and unscaled with an inf/NaN check (dynamic loss scaling).
-enum class Precision { Bf16, Fp16 };
+// fp8 (NVIDIA Transformer Engine under Megatron-core / NeMo): the linear layers' GEMMs (QKV,
+// attention output, MLP, experts; forward, input-gradient and weight-gradient) run in FP8 at the
+// GPU's FP8 peak; attention, norms, router, embedding, logits and the loss stay in BF16; master
+// weights, gradients and the optimizer as under bf16 (sim/step/fp8.hpp).
+enum class Precision { Bf16, Fp16, Fp8 };
+
+// How Transformer Engine scales FP8 tensors (transformer_engine.common.recipe):
+// - delayed: DelayedScaling, one scale per tensor from an amax history of earlier iterations
+//   (TE default; NeMo 24.07's H100 tables);
+// - current: Float8CurrentScaling, one scale per tensor from the tensor itself (an extra amax
+//   pass before every cast; Megatron-Bridge 25.11 "FP8-CS");
+// - mxfp8: MXFP8BlockScaling, one E8M0 scale per 32 elements computed inside the cast (Blackwell
+//   tensor cores consume the scales; Megatron-Bridge "MXFP8" / "FP8-MX").
+enum class Fp8Recipe { Delayed, Current, Mxfp8 };
 
 struct TrainingSpec {
   int micro_batch_size = 1;                      // sequences
@@ -73,8 +105,13 @@ struct TrainingSpec {
   bool use_flash_attn = true;                    // fused (flash) attention; false = unfused
                                                  // softmax over the s x s scores (Megatron 2021)
   Precision precision = Precision::Bf16;
-  // Bytes of one gradient element as accumulated over microbatches and reduced over DP.
-  [[nodiscard]] double grad_bytes() const { return precision == Precision::Bf16 ? 4.0 : 2.0; }
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;     // used when precision is fp8
+  bool gradient_accumulation_fusion = false;     // wgrad GEMM accumulates into the fp32 main
+                                                 // gradient (Megatron-core, NeMo); false: a
+                                                 // separate add per microbatch (Megatron 2021)
+  // Bytes of one gradient element as accumulated over microbatches and reduced over DP (fp32
+  // under bf16 and fp8, whose main gradients are fp32 as under bf16).
+  [[nodiscard]] double grad_bytes() const { return precision == Precision::Fp16 ? 2.0 : 4.0; }
 };
 
 struct WorkloadSpec {

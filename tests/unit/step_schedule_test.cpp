@@ -1,6 +1,7 @@
 // Unit tests of the explicit pipeline schedules (sim/step/pipeline_schedule.hpp).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <vector>
 
 #include "sim/step/pipeline_schedule.hpp"
@@ -88,4 +89,48 @@ TEST_CASE("the interleaved schedule keeps more chunk-microbatches in flight on t
   const InFlight f = activations_in_flight(s, std::vector<int>(p * v, 1));
   CHECK(f.peak_chunk_microbatches[0] == 2 * (p - 1) + (v - 1) * p + 1);
   CHECK(f.peak_chunk_microbatches[p - 1] == (v - 1) * p + 1);
+}
+
+TEST_CASE("N contiguous microbatches per chunk: N = p is Megatron's order, a larger N holds more activations", "[unit]") {
+  // Megatron-core microbatch_group_size_per_vp_stage (default p) and Llama 3's tunable N
+  // (arXiv:2407.21783 §3.3.2): warm-up 2 (p - r - 1) + (v - 1) N forwards.
+  const int p = 4, v = 3, m = 8;
+  const PipelineSchedule megatron(p, v, m), same(p, v, m, p);
+  for (int r = 0; r < p; ++r)
+    for (int k = 0; k < megatron.ops_per_rank(); ++k) {
+      CHECK(megatron.op(r, k).chunk == same.op(r, k).chunk);
+      CHECK(megatron.op(r, k).microbatch == same.op(r, k).microbatch);
+    }
+  const std::vector<int> layers(static_cast<size_t>(p * v), 1);
+  const InFlight narrow = activations_in_flight(megatron, layers);
+  const InFlight wide = activations_in_flight(PipelineSchedule(p, v, m, 8), layers);
+  CHECK(narrow.peak_layer_microbatches[0] == 2 * (p - 1) + (v - 1) * p + 1);
+  CHECK(wide.peak_layer_microbatches[0] == std::min(m * v, 2 * (p - 1) + (v - 1) * 8 + 1));
+}
+
+TEST_CASE("every microbatch grouping the layout rules accept runs without deadlock", "[unit]") {
+  // The rule (layout_rules.cpp, MicrobatchGroupInRange): N >= min(p, M) and M mod N = 0 or >= p.
+  // Exhaustive over small pipelines; Llama 3's schedule runs any M, including M < p and M not a
+  // multiple of p (arXiv:2407.21783 §3.3.2).
+  int checked = 0;
+  for (int p : {2, 3, 4, 8})
+    for (int v : {2, 3, 4})
+      for (int m = 1; m <= 20; ++m)
+        for (int n = std::min(p, m); n <= m; ++n) {
+          if (m % n != 0 && m % n < p) continue;
+          PipelineSchedule s(p, v, m, n);
+          ScheduleTimes t;
+          INFO("p " << p << " v " << v << " m " << m << " N " << n);
+          REQUIRE_NOTHROW(time_schedule(s, std::vector<double>(static_cast<size_t>(p * v), 1.0),
+                                        std::vector<double>(static_cast<size_t>(p * v), 2.0), 0.0, t));
+          CHECK(t.rank_busy[0] == Approx(m * v * 3.0));
+          ++checked;
+        }
+  CHECK(checked > 500);
+}
+
+TEST_CASE("a grouping outside the rule can deadlock: why the layout rules refuse it", "[unit]") {
+  PipelineSchedule s(4, 2, 8, 2);  // N = 2 < p = 4
+  ScheduleTimes t;
+  CHECK_THROWS(time_schedule(s, std::vector<double>(8, 1.0), std::vector<double>(8, 2.0), 0.0, t));
 }

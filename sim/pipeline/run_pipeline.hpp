@@ -18,6 +18,11 @@ namespace fleetsim {
 struct PipelineOptions {
   int threads = 0;                          // 0 = all cores
   std::function<void(int done, int total)> progress;
+  // MPI (sim/mpi/run.hpp): this process computes only `share` of the replications; `gather`
+  // then collects them all and returns false on a process that does not hold the merged result
+  // (the pipeline stops there).
+  ReplicationShare share = {};
+  std::function<bool(RunResult&)> gather = {};
 };
 
 struct PipelineResult {

@@ -86,15 +86,20 @@ bool try_receive(int tag, int source, std::vector<char>& buf, int& from) {
   return true;
 }
 
-// "points done / total, rate, ETA" on stderr, only when it is a terminal.
+// "points done / total, rate, ETA" on stderr, at most once a second and after the last point.
+// Under mpirun or srun a rank's stderr is always a pipe to the launcher (which may well print to
+// a terminal), so isatty cannot tell; the line is printed there as well, as it is useful in a
+// batch job's log too.
 class Rate {
  public:
-  explicit Rate(size_t total) : total_(total), tty_(isatty(STDERR_FILENO) == 1) {}
+  explicit Rate(size_t total) : total_(total), on_(isatty(STDERR_FILENO) == 1 || world().size > 1) {}
   void tick() {
     std::lock_guard lock(m_);
     ++done_;
-    if (!tty_) return;
-    const double t = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    const auto now = std::chrono::steady_clock::now();
+    if (!on_ || (now - last_ < std::chrono::seconds(1) && done_ < total_)) return;
+    last_ = now;
+    const double t = std::chrono::duration<double>(now - start_).count();
     const double rate = t > 0 ? static_cast<double>(done_) / t : 0.0;
     const double eta = rate > 0 ? static_cast<double>(total_ - done_) / rate : 0.0;
     std::fprintf(stderr, "sweep: %zu/%zu points, %.3g points/s, ETA %.0f s (%d ranks)\n", done_, total_, rate, eta,
@@ -104,9 +109,9 @@ class Rate {
 
  private:
   size_t total_, done_ = 0;
-  bool tty_;
+  bool on_;
   std::mutex m_;
-  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now(), last_ = start_;
 };
 
 double since(std::chrono::steady_clock::time_point t) {

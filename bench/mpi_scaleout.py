@@ -40,9 +40,9 @@ def cpu():
     return t.children_user + t.children_system
 
 
-def timed(cmd):
+def timed(cmd, keep=None):
     """Wall seconds, CPU seconds of every process it started, and its index.csv."""
-    out = tempfile.mkdtemp(prefix="fleetsim_bench_mpi_")
+    out = keep or tempfile.mkdtemp(prefix="fleetsim_bench_mpi_")
     c0 = cpu()
     t0 = time.monotonic()
     r = subprocess.run(cmd + ["-o", os.path.join(out, "sweep")], env=env, stdout=subprocess.DEVNULL,
@@ -52,7 +52,8 @@ def timed(cmd):
     if r.returncode != 0:
         sys.exit(f"bench_mpi: {' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
     index = open(os.path.join(out, "sweep", "index.csv")).read()
-    shutil.rmtree(out)
+    if not keep:
+        shutil.rmtree(out)
     return dt, dc, index
 
 
@@ -72,9 +73,18 @@ def timed_plain(cmd):
 load = os.getloadavg()[0]
 print(f"{npoints}-point sweep of the default scenario, {replications} replications per point, "
       f"{os.cpu_count()} cores on this machine (load average {load:.1f} at the start)")
-t_plain, c_plain, ref = timed([fleetsim] + sweep + ["-j", "1"])
+kept = tempfile.mkdtemp(prefix="fleetsim_bench_mpi_")
+t_plain, c_plain, ref = timed([fleetsim] + sweep + ["-j", "1"], keep=kept)
 print(f"  one process, one point at a time        {t_plain:7.1f} s wall {c_plain:7.1f} s CPU   "
       f"({t_plain / npoints:.3f} s wall, {c_plain / npoints:.3f} s CPU per point)")
+# What rank 0 does per point besides dispatching: read the point's headline figures back from its
+# HDF5 file and log it. Measured by resuming the finished sweep (every point read back, none run).
+startup = min(timed_plain([fleetsim, "list", "gpus"]) for _ in range(3))
+t_resume, _, _ = timed([fleetsim] + sweep + ["-j", "1"], keep=kept)
+shutil.rmtree(kept)
+per_point_root = max(1e-6, (t_resume - startup) / npoints)
+print(f"  rank 0's own work per point (read back, log)  {per_point_root * 1e3:6.2f} ms: at most "
+      f"{1 / per_point_root:.0f} points/s through one dispatcher")
 L = launch_cost()
 print(f"  mpirun start and stop (1 rank, no work) {L:7.2f} s wall")
 times, cpus = {}, {}
@@ -112,7 +122,14 @@ print(f"parallel efficiency at 2 ranks: {e2:.2f} (target >= 0.9); at 4 ranks on 
 print(f"  relative to two independent processes (the machine's 2-way ceiling): {t_two / times[2]:.2f}")
 print(f"  (CPU per point at 2 ranks {cpus[2] / npoints:.3f} s vs {c_plain / npoints:.3f} s in one process: "
       f"the efficiency the CPUs allow is {c_plain / cpus[2]:.2f})")
+# Projection: a point costs its CPU seconds on a core of its own (c_plain / npoints, what it costs
+# on an idle core), times the CPU efficiency measured at 2 ranks; rank 0 caps the rate at
+# 1 / per_point_root points per second.
 study = 10000
-t1000 = study * c / 1000 / e2 + L
-print(f"projected: {study} points x {replications} replications on 1,000 cores (one rank each, efficiency "
-      f"{e2:.2f}): {t1000:.0f} s = {t1000 / 60:.1f} min (from {c:.3f} s per point)")
+core_s = c_plain / npoints
+e_cpu = c_plain / cpus[2]
+rate = min(1000 * e_cpu / core_s, 1 / per_point_root)
+t1000 = study / rate + L
+print(f"projected: {study} points x {replications} replications on 1,000 cores: {t1000:.0f} s = {t1000 / 60:.1f} min "
+      f"({core_s:.3f} core-s per point at CPU efficiency {e_cpu:.2f} -> {1000 * e_cpu / core_s:.0f} points/s; "
+      f"one dispatcher allows {1 / per_point_root:.0f} points/s)")

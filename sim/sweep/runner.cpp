@@ -89,6 +89,10 @@ SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runn
   }
   write_index_file(dir, o.keys, summary.rows);
 
+  // index.csv is rewritten after a point at most once a second (and once at the end): at
+  // thousands of points on hundreds of MPI ranks, rewriting megabytes after every point would
+  // make rank 0 the bottleneck.
+  auto last_index = std::chrono::steady_clock::now();
   auto run_point = [&](size_t i) -> PointOutcome {
     try {
       return runner(points[i], (dir / points[i].file).string(), o.threads_per_point);
@@ -122,10 +126,15 @@ SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runn
       ++summary.failed;
       log("FAILED " + p.label() + ": " + row.error);
     }
-    write_index_file(dir, o.keys, summary.rows);
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_index >= std::chrono::seconds(1)) {
+      write_index_file(dir, o.keys, summary.rows);
+      last_index = now;
+    }
   };
   if (o.execute) {
     o.execute(todo, run_point, done);
+    write_index_file(dir, o.keys, summary.rows);
     return summary;
   }
 
@@ -147,6 +156,7 @@ SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runn
     for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
   }
+  write_index_file(dir, o.keys, summary.rows);
   return summary;
 }
 

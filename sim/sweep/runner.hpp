@@ -3,7 +3,8 @@
 // A point is finished when its result file exists (results files are written to a temporary
 // name and renamed, so an interrupted point leaves nothing). Finished points are skipped; a point
 // that fails (bad layout, does not fit, crashed) is recorded with its error and the sweep goes on.
-// After each point DIR/index.csv is rewritten (atomically), so a long sweep can be read while it runs.
+// DIR/index.csv is rewritten (atomically) after a point at most once a second and at the end, so
+// a long sweep can be read while it runs.
 #pragma once
 
 #include <functional>

@@ -10,6 +10,8 @@
 #include "sim/app/command.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
+#include "sim/mpi/run.hpp"
+#include "sim/mpi/world.hpp"
 #include "sim/pipeline/run_pipeline.hpp"
 #include "sim/pipeline/run_trace.hpp"
 #include "sim/results/progress.hpp"
@@ -70,11 +72,24 @@ void run(const RunArgs& a) {
   }
   PipelineOptions opt;
   opt.threads = a.threads;
-  auto progress = std::make_shared<Progress>("replications", s.run.replications);
-  opt.progress = [progress](int, int) { progress->advance(); };
+  // Under mpirun the replications are split over the ranks and merged on rank 0 (sim/mpi/run.hpp).
+  const mpi::World world = mpi::init();
+  if (world.size > 1) {
+    opt.share = {world.rank, world.size};
+    opt.gather = mpi::gather_replications;
+    if (opt.threads <= 0)
+      opt.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / world.local_size);
+  }
+  std::shared_ptr<Progress> progress;
+  if (world.root()) {
+    const int mine = (s.run.replications + world.size - 1) / world.size;
+    progress = std::make_shared<Progress>("replications", world.size > 1 ? mine : s.run.replications);
+    opt.progress = [progress](int, int) { progress->advance(); };
+  }
   opt.record_timeline = !a.trace.empty();
   PipelineResult r = run_pipeline(s, opt);
   progress.reset();
+  if (!world.root()) return;
   if (!a.output.empty()) {
     std::string command = "fleetsim run " + (a.scenario.empty() ? std::string("(default)") : a.scenario);
     for (const auto& set : a.sets) command += " --set " + set;

@@ -2,10 +2,13 @@
 // (analytical tier), the scenario's own layout for comparison, and why the pick differs.
 #include <iostream>
 #include <memory>
+#include <thread>
 
 #include "sim/app/command.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
+#include "sim/mpi/search.hpp"
+#include "sim/mpi/world.hpp"
 #include "sim/pipeline/tier.hpp"
 #include "sim/search/report.hpp"
 #include "sim/search/search.hpp"
@@ -46,7 +49,12 @@ void run(const SearchArgs& a) {
   opt.objective = objective;
   opt.threads = a.threads;
   opt.space = space;
-  search::SearchResult r = search::run_search(s, opt);
+  // Under mpirun the layout groups are split over the ranks; rank 0 merges and reports.
+  const mpi::World world = mpi::init();
+  if (world.size > 1 && opt.threads <= 0)
+    opt.threads = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / world.local_size);
+  search::SearchResult r = mpi::run_search_on_ranks(s, opt);
+  if (!world.root()) return;
   if (!a.verify.empty()) search::verify_on_simgrid(s, r);
   if (a.json) std::cout << search::to_json(r, s).dump(2) << "\n";
   else search::print_table(r, s, a.scenario, std::cout);

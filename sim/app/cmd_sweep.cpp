@@ -13,6 +13,8 @@
 #include "sim/app/command.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
+#include "sim/mpi/sweep.hpp"
+#include "sim/mpi/world.hpp"
 #include "sim/results/json.hpp"
 #include "sim/sweep/grid.hpp"
 #include "sim/sweep/runner.hpp"
@@ -142,14 +144,19 @@ void sweep_command(const SweepArgs& a) {
   if (a.replications > 0) base_sets.push_back("run.replications=" + std::to_string(a.replications));
   config::load_scenario(a.scenario, base_sets);
 
-  const int cores = std::max(1u, std::thread::hardware_concurrency());
+  // Under mpirun each rank runs one point at a time by default, its cores shared with the other
+  // ranks on its machine (sim/mpi/README.md).
+  const mpi::World world = mpi::init();
+  const int cores = std::max(1, static_cast<int>(std::thread::hardware_concurrency()) / world.local_size);
   const int npoints = static_cast<int>(points.size());
-  const int jobs = a.jobs > 0 ? a.jobs : std::min(cores, npoints);
+  const int jobs = a.jobs > 0 ? a.jobs : world.size > 1 ? 1 : std::min(cores, npoints);
   const int threads = a.threads > 0 ? a.threads : std::max(1, cores / std::max(1, std::min(jobs, npoints)));
 
   const std::filesystem::path dir(a.output);
-  std::filesystem::create_directories(dir);
-  write_sweep_json(dir, a, axes, points);
+  if (world.root()) {
+    std::filesystem::create_directories(dir);
+    write_sweep_json(dir, a, axes, points);
+  }
 
   // Each point's scenario is loaded here first (fast, and the exact ConfigError), then run in a
   // child process of this binary.
@@ -168,10 +175,17 @@ void sweep_command(const SweepArgs& a) {
     return spawn(p, out, t);
   };
 
+  if (!world.root()) {
+    mpi::sweep_worker(points, runner, dir.string(), jobs, threads);
+    return;
+  }
   const std::vector<std::string> keys = sweep::all_keys(axes);
   std::cerr << "sweep: " << npoints << " point" << (npoints == 1 ? "" : "s") << " into " << dir.string() << " ("
-            << jobs << " at a time, " << threads << " thread" << (threads == 1 ? "" : "s") << " each)\n";
-  sweep::SweepSummary s = sweep::run_sweep(points, runner, {dir.string(), keys, jobs, threads, &std::cerr});
+            << jobs << " at a time" << (world.size > 1 ? " on each of " + std::to_string(world.size) + " ranks" : "")
+            << ", " << threads << " thread" << (threads == 1 ? "" : "s") << " each)\n";
+  sweep::SweepOptions options{dir.string(), keys, jobs, threads, &std::cerr};
+  if (world.size > 1) options.execute = mpi::sweep_dispatcher(jobs);
+  sweep::SweepSummary s = sweep::run_sweep(points, runner, options);
   print_summary(s, dir, std::cerr);
   if (s.failed == s.total && s.total > 0)
     throw InfeasibleError("every point of the sweep failed; first error: " + s.rows.front().error);

@@ -62,7 +62,8 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
       failure_rate_multiplier(s.cluster, s.facility, out.step.compute_busy_fraction, s.run.duration);
   in.throughput_factor = throughput_factor(s.cluster, s.facility, out.step.compute_busy_fraction);
   in.record_timeline = options.record_timeline;
-  out.run = simulate_run(in, options.threads, options.progress);
+  out.run = simulate_run(in, options.threads, options.progress, options.share);
+  if (options.gather && !options.gather(out.run)) return out;
 
   for (const auto& rep : out.run.replications) {
     FacilityInputs fi;

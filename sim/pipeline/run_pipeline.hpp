@@ -19,6 +19,11 @@ struct PipelineOptions {
   int threads = 0;                          // 0 = all cores
   std::function<void(int done, int total)> progress;
   bool record_timeline = false;             // replication 0 keeps its state timeline (run --trace)
+  // MPI (sim/mpi/run.hpp): this process computes only `share` of the replications; `gather`
+  // then collects them all and returns false on a process that does not hold the merged result
+  // (the pipeline stops there).
+  ReplicationShare share = {};
+  std::function<bool(RunResult&)> gather = {};
 };
 
 struct PipelineResult {

@@ -24,6 +24,14 @@ void number_attribute(H5::H5Object& obj, const std::string& name, double value) 
   a.write(H5::PredType::NATIVE_DOUBLE, &value);
 }
 
+// Object creation properties without modification times, so the same results give the same
+// bytes (a sweep run on MPI ranks equals the one-process sweep file for file).
+H5::DSetCreatPropList untimed() {
+  H5::DSetCreatPropList p;
+  H5Pset_obj_track_times(p.getId(), false);
+  return p;
+}
+
 // Opens or creates each group along a slash-separated path ("/metrics/run").
 H5::Group group_at(H5::H5File& file, const std::string& path) {
   std::string prefix;
@@ -31,7 +39,14 @@ H5::Group group_at(H5::H5File& file, const std::string& path) {
   while (start < path.size()) {
     size_t slash = path.find('/', start);
     prefix = path.substr(0, slash);
-    if (!file.nameExists(prefix)) file.createGroup(prefix);
+    if (!file.nameExists(prefix)) {
+      const hid_t gcpl = H5Pcreate(H5P_GROUP_CREATE);
+      H5Pset_obj_track_times(gcpl, false);
+      const hid_t g = H5Gcreate2(file.getId(), prefix.c_str(), H5P_DEFAULT, gcpl, H5P_DEFAULT);
+      H5Pclose(gcpl);
+      if (g < 0) throw H5::GroupIException("group_at", "cannot create group " + prefix);
+      H5Gclose(g);
+    }
     if (slash == std::string::npos) break;
     start = slash + 1;
   }
@@ -41,7 +56,7 @@ H5::Group group_at(H5::H5File& file, const std::string& path) {
 void write_doubles(H5::Group& g, const std::string& name, const std::vector<double>& v) {
   hsize_t n = v.size();
   H5::DataSpace space(1, &n);
-  H5::DataSet ds = g.createDataSet(name, H5::PredType::NATIVE_DOUBLE, space);
+  H5::DataSet ds = g.createDataSet(name, H5::PredType::NATIVE_DOUBLE, space, untimed());
   if (n) ds.write(v.data(), H5::PredType::NATIVE_DOUBLE);
 }
 
@@ -49,7 +64,7 @@ void write_strings(H5::Group& g, const std::string& name, const std::vector<std:
   hsize_t n = v.size();
   H5::StrType type(H5::PredType::C_S1, H5T_VARIABLE);
   H5::DataSpace space(1, &n);
-  H5::DataSet ds = g.createDataSet(name, type, space);
+  H5::DataSet ds = g.createDataSet(name, type, space, untimed());
   std::vector<const char*> ptrs;
   for (const auto& s : v) ptrs.push_back(s.c_str());
   if (n) ds.write(ptrs.data(), type);

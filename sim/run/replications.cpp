@@ -11,7 +11,7 @@
 
 namespace fleetsim {
 
-RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress) {
+RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress, ReplicationShare share) {
   const run::Prepared p = run::prepare(in);
   RunResult result;
   result.mtti_hours = p.failures.mtti().si() / 3600.0;
@@ -22,10 +22,12 @@ RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress) {
   result.straggler_slowdown = p.straggler_slowdown;
   result.iteration_time_s = p.iteration_time_s;
 
-  const int n = in.run.replications;
-  result.replications.resize(static_cast<size_t>(n));
+  result.replications.resize(static_cast<size_t>(in.run.replications));
+  std::vector<int> mine;  // the replications of this share, in order
+  for (int i = share.part; i < in.run.replications; i += std::max(1, share.parts)) mine.push_back(i);
+  const int n = static_cast<int>(mine.size());
   if (threads <= 0) threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  threads = std::min(threads, n);
+  threads = std::max(1, std::min(threads, n));
 
   std::atomic<int> next{0};
   std::mutex progress_mutex;
@@ -33,7 +35,8 @@ RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress) {
   std::exception_ptr error;
   auto worker = [&] {
     try {
-      for (int i = next++; i < n; i = next++) {
+      for (int k = next++; k < n; k = next++) {
+        const int i = mine[static_cast<size_t>(k)];
         result.replications[static_cast<size_t>(i)] = run::simulate_replication(p, in, i);
         if (progress) {
           std::lock_guard<std::mutex> lock(progress_mutex);

@@ -110,10 +110,19 @@ struct RunResult {
 
 using ProgressFn = std::function<void(int done, int total)>;
 
+// The replications one process computes when several share a run (MPI ranks, sim/mpi/run.hpp):
+// replication i belongs to part i % parts. Each replication's random streams depend only on its
+// index, so the parts merged equal the whole.
+struct ReplicationShare {
+  int part = 0;
+  int parts = 1;
+};
+
 // Runs in.run.replications replications on `threads` threads (0 = hardware concurrency).
 // Deterministic: the same inputs and seed give the same result for any thread count.
 // `progress` is called (serialized) after each replication. Throws ConfigError on bad inputs.
-RunResult simulate_run(const RunInputs& in, int threads = 0, ProgressFn progress = {});
+// With a share, only its replications are computed; the others stay default-constructed.
+RunResult simulate_run(const RunInputs& in, int threads = 0, ProgressFn progress = {}, ReplicationShare share = {});
 
 // ettr, wall_clock_days, tokens_trained, interruptions.{unexpected,planned,by_cause.*},
 // lost_hours.*, mtti_hours, checkpoint_interval_s: statistics as mean/p05/p95.

@@ -307,6 +307,17 @@ Seconds iteration_time_lower_bound(const step::StageCosts& sc) {
   return Seconds(best);
 }
 
+std::vector<Evaluated> merge_top(std::vector<Evaluated> all, int top) {
+  std::stable_sort(all.begin(), all.end(), ranks_before);
+  std::vector<Evaluated> out;
+  for (auto& e : all) {
+    if (out.size() >= static_cast<size_t>(std::max(0, top))) break;
+    if (std::none_of(out.begin(), out.end(), [&](const Evaluated& o) { return o.layout == e.layout; }))
+      out.push_back(std::move(e));
+  }
+  return out;
+}
+
 SearchResult run_search(const Scenario& s, const SearchOptions& opt) {
   const auto start = std::chrono::steady_clock::now();
   if (opt.top < 1) throw ConfigError("", "--top", "must be at least 1, got " + std::to_string(opt.top));
@@ -328,8 +339,9 @@ SearchResult run_search(const Scenario& s, const SearchOptions& opt) {
   {
     std::unique_ptr<Progress> progress;
     if (opt.progress) progress = std::make_unique<Progress>("search: feasibility", static_cast<long long>(groups.size()));
+    const size_t parts = static_cast<size_t>(std::max(1, opt.parts)), part = static_cast<size_t>(std::max(0, opt.part));
     parallel_for(groups.size(), res.threads, [&](size_t i) {
-      outcomes[i] = evaluate_group(groups[i]);
+      if (i % parts == part) outcomes[i] = evaluate_group(groups[i]);
       if (progress) progress->advance();
     });
   }

@@ -36,6 +36,10 @@ struct SearchOptions {
   bool progress = true;                 // progress line on stderr when it is a terminal
   bool prune = true;                    // bound pruning; false times every feasible layout (tests)
   std::optional<Space> space;           // default_space(scenario) when empty
+  // MPI (sim/mpi/search.hpp): this process searches only the layout groups g with
+  // g % parts == part; the parts' best layouts are merged with merge_top().
+  int part = 0;
+  int parts = 1;
 };
 
 struct Evaluated {
@@ -77,5 +81,9 @@ struct SearchResult {
 [[nodiscard]] Seconds iteration_time_lower_bound(const step::StageCosts& costs);
 
 [[nodiscard]] SearchResult run_search(const Scenario& s, const SearchOptions& options = {});
+
+// The best `top` of `all` in the search's order (time, then the simpler layout), each layout
+// once: merging the best layouts of disjoint parts of a space gives those of the whole.
+[[nodiscard]] std::vector<Evaluated> merge_top(std::vector<Evaluated> all, int top);
 
 }  // namespace fleetsim::search

@@ -89,46 +89,63 @@ SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runn
   }
   write_index_file(dir, o.keys, summary.rows);
 
+  // index.csv is rewritten after a point at most once a second (and once at the end): at
+  // thousands of points on hundreds of MPI ranks, rewriting megabytes after every point would
+  // make rank 0 the bottleneck.
+  auto last_index = std::chrono::steady_clock::now();
+  auto run_point = [&](size_t i) -> PointOutcome {
+    try {
+      return runner(points[i], (dir / points[i].file).string(), o.threads_per_point);
+    } catch (const std::exception& e) {
+      return {false, e.what()};
+    }
+  };
+  auto done = [&](size_t i, const PointOutcome& result, double secs) {
+    const Point& p = points[i];
+    PointOutcome outcome = result;
+    std::vector<std::optional<double>> values;
+    if (outcome.ok) {
+      try {
+        values = read_headlines((dir / p.file).string());
+      } catch (const std::exception& e) {
+        outcome = {false, e.what()};
+      }
+    }
+    std::lock_guard lock(m);
+    PointRow& row = summary.rows[i];
+    row.values = std::move(values);
+    char took[32];
+    std::snprintf(took, sizeof took, "%.1f s", secs);
+    if (outcome.ok) {
+      row.status = "ok";
+      ++summary.ran;
+      log("done " + p.label() + " (" + took + ")");
+    } else {
+      row.status = "failed";
+      row.error = one_line(outcome.error.empty() ? "failed without a message" : outcome.error);
+      ++summary.failed;
+      log("FAILED " + p.label() + ": " + row.error);
+    }
+    const auto now = std::chrono::steady_clock::now();
+    if (now - last_index >= std::chrono::seconds(1)) {
+      write_index_file(dir, o.keys, summary.rows);
+      last_index = now;
+    }
+  };
+  if (o.execute) {
+    o.execute(todo, run_point, done);
+    write_index_file(dir, o.keys, summary.rows);
+    return summary;
+  }
+
   std::atomic<size_t> next{0};
   auto worker = [&] {
     for (;;) {
       const size_t k = next.fetch_add(1);
       if (k >= todo.size()) return;
-      const size_t i = todo[k];
-      const Point& p = points[i];
-      const fs::path file = dir / p.file;
       const auto start = std::chrono::steady_clock::now();
-      PointOutcome outcome;
-      try {
-        outcome = runner(p, file.string(), o.threads_per_point);
-      } catch (const std::exception& e) {
-        outcome = {false, e.what()};
-      }
-      std::vector<std::optional<double>> values;
-      if (outcome.ok) {
-        try {
-          values = read_headlines(file.string());
-        } catch (const std::exception& e) {
-          outcome = {false, e.what()};
-        }
-      }
-      const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-      std::lock_guard lock(m);
-      PointRow& row = summary.rows[i];
-      row.values = std::move(values);
-      char took[32];
-      std::snprintf(took, sizeof took, "%.1f s", secs);
-      if (outcome.ok) {
-        row.status = "ok";
-        ++summary.ran;
-        log("done " + p.label() + " (" + took + ")");
-      } else {
-        row.status = "failed";
-        row.error = one_line(outcome.error.empty() ? "failed without a message" : outcome.error);
-        ++summary.failed;
-        log("FAILED " + p.label() + ": " + row.error);
-      }
-      write_index_file(dir, o.keys, summary.rows);
+      PointOutcome outcome = run_point(todo[k]);
+      done(todo[k], outcome, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
     }
   };
   const int jobs = std::max(1, std::min<int>(o.jobs, static_cast<int>(todo.size())));
@@ -139,6 +156,7 @@ SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runn
     for (int j = 0; j < jobs; ++j) pool.emplace_back(worker);
     for (auto& t : pool) t.join();
   }
+  write_index_file(dir, o.keys, summary.rows);
   return summary;
 }
 

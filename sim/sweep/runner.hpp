@@ -3,7 +3,8 @@
 // A point is finished when its result file exists (results files are written to a temporary
 // name and renamed, so an interrupted point leaves nothing). Finished points are skipped; a point
 // that fails (bad layout, does not fit, crashed) is recorded with its error and the sweep goes on.
-// After each point DIR/index.csv is rewritten (atomically), so a long sweep can be read while it runs.
+// DIR/index.csv is rewritten (atomically) after a point at most once a second and at the end, so
+// a long sweep can be read while it runs.
 #pragma once
 
 #include <functional>
@@ -25,12 +26,21 @@ struct PointOutcome {
 // Runs one point and writes its result to `output_path` (atomically); `threads` for its replications.
 using PointRunner = std::function<PointOutcome(const Point& point, const std::string& output_path, int threads)>;
 
+// Runs the points `todo` (indices into the grid) and calls `done(i, outcome, seconds)` once for
+// each; `run_point(i)` runs point i here (its runner, timed exceptions caught). `done` may be
+// called from any thread. The default runs them on SweepOptions::jobs local threads; the MPI
+// dispatcher (sim/mpi/sweep.hpp) hands them to ranks as well.
+using PointExecutor = std::function<void(const std::vector<size_t>& todo,
+                                         const std::function<PointOutcome(size_t i)>& run_point,
+                                         const std::function<void(size_t i, const PointOutcome&, double seconds)>& done)>;
+
 struct SweepOptions {
   std::string dir;             // output directory (created when missing)
   std::vector<std::string> keys;  // the varied keys, in axis order (index columns)
   int jobs = 1;                // points run at the same time
   int threads_per_point = 1;   // replication threads inside one point
   std::ostream* log = nullptr; // one line per point (stderr in the CLI)
+  PointExecutor execute = {};  // empty: jobs local threads
 };
 
 struct SweepSummary {

@@ -1,0 +1,135 @@
+#!/usr/bin/python3
+"""Scale-out of `fleetsim sweep` on MPI ranks (issue 15): a 64-point sweep of the default scenario
+with 200 replications per point, in one plain process and under mpirun at 1, 2 and 4 ranks (one
+point at a time per rank, one thread per point, so ranks = cores in use; 4 ranks oversubscribe a
+2-core machine). Prints the per-point cost, the launch cost of mpirun, the MPI overhead per point,
+the parallel efficiency and the projected time of a 10,000-point study on 1,000 cores.
+
+Usage: bench/mpi_scaleout.py BUILD_DIR [points=64] [replications=200]
+"""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+build = sys.argv[1] if len(sys.argv) > 1 else "build"
+points = int(sys.argv[2]) if len(sys.argv) > 2 else 64
+replications = int(sys.argv[3]) if len(sys.argv) > 3 else 200
+fleetsim = os.path.join(build, "fleetsim")
+mpirun = shutil.which("mpirun")
+if not mpirun:
+    print("bench_mpi: no mpirun on PATH (scripts/setup installs Open MPI); skipped")
+    sys.exit(0)
+env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+launch = [mpirun, "--oversubscribe", "--bind-to", "none", "-n"]
+
+# 64 points: 8 failure-rate scales x 8 checkpoint intervals (their cost differs with the number
+# of failures simulated, as in a real study).
+side = max(1, round(points ** 0.5))
+scales = ",".join(f"{0.5 + 0.25 * i:g}" for i in range(side))
+intervals = ",".join(f"{10 + 10 * i} min" for i in range(max(1, points // side)))
+npoints = side * max(1, points // side)
+sweep = ["sweep", "--vary", f"failures.rate_scale={scales}", "--vary", f"checkpoint.interval={intervals}",
+         "--replications", str(replications), "--threads", "1"]
+
+
+def cpu():
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def timed(cmd, keep=None):
+    """Wall seconds, CPU seconds of every process it started, and its index.csv."""
+    out = keep or tempfile.mkdtemp(prefix="fleetsim_bench_mpi_")
+    c0 = cpu()
+    t0 = time.monotonic()
+    r = subprocess.run(cmd + ["-o", os.path.join(out, "sweep")], env=env, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.PIPE, text=True)
+    dt = time.monotonic() - t0
+    dc = cpu() - c0
+    if r.returncode != 0:
+        sys.exit(f"bench_mpi: {' '.join(cmd)} failed:\n{r.stderr[-2000:]}")
+    index = open(os.path.join(out, "sweep", "index.csv")).read()
+    if not keep:
+        shutil.rmtree(out)
+    return dt, dc, index
+
+
+def launch_cost():
+    """mpirun's own start and stop: a 1-rank job that does nothing but list the GPU presets."""
+    plain = min(timed_plain([fleetsim, "list", "gpus"]) for _ in range(3))
+    mpi = min(timed_plain(launch + ["1", fleetsim, "list", "gpus"]) for _ in range(3))
+    return mpi - plain
+
+
+def timed_plain(cmd):
+    t0 = time.monotonic()
+    subprocess.run(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    return time.monotonic() - t0
+
+
+load = os.getloadavg()[0]
+print(f"{npoints}-point sweep of the default scenario, {replications} replications per point, "
+      f"{os.cpu_count()} cores on this machine (load average {load:.1f} at the start)")
+kept = tempfile.mkdtemp(prefix="fleetsim_bench_mpi_")
+t_plain, c_plain, ref = timed([fleetsim] + sweep + ["-j", "1"], keep=kept)
+print(f"  one process, one point at a time        {t_plain:7.1f} s wall {c_plain:7.1f} s CPU   "
+      f"({t_plain / npoints:.3f} s wall, {c_plain / npoints:.3f} s CPU per point)")
+# What rank 0 does per point besides dispatching: read the point's headline figures back from its
+# HDF5 file and log it. Measured by resuming the finished sweep (every point read back, none run).
+startup = min(timed_plain([fleetsim, "list", "gpus"]) for _ in range(3))
+t_resume, _, _ = timed([fleetsim] + sweep + ["-j", "1"], keep=kept)
+shutil.rmtree(kept)
+per_point_root = max(1e-6, (t_resume - startup) / npoints)
+print(f"  rank 0's own work per point (read back, log)  {per_point_root * 1e3:6.2f} ms: at most "
+      f"{1 / per_point_root:.0f} points/s through one dispatcher")
+L = launch_cost()
+print(f"  mpirun start and stop (1 rank, no work) {L:7.2f} s wall")
+times, cpus = {}, {}
+for ranks in (1, 2, 4):
+    t, c, index = timed(launch + [str(ranks), fleetsim] + sweep)
+    same = "same index.csv" if index == ref else "INDEX DIFFERS from one process"
+    times[ranks], cpus[ranks] = t, c
+    print(f"  mpirun -n {ranks}                           {t:7.1f} s wall {c:7.1f} s CPU   speed-up {t_plain / t:4.2f}  ({same})")
+# The machine's own ceiling at 2-way parallelism, without MPI: two independent one-process sweeps
+# of half the grid each, at the same time (shared cores, caches and memory bandwidth slow both).
+half = side // 2
+halves = [",".join(scales.split(",")[:half]), ",".join(scales.split(",")[half:])]
+c0 = cpu()
+t0 = time.monotonic()
+dirs = [tempfile.mkdtemp(prefix="fleetsim_bench_mpi_") for _ in halves]
+procs = [subprocess.Popen([fleetsim, "sweep", "--vary", f"failures.rate_scale={h}", "--vary",
+                           f"checkpoint.interval={intervals}", "--replications", str(replications), "--threads", "1",
+                           "-j", "1", "-o", os.path.join(d, "sweep")], env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL) for h, d in zip(halves, dirs)]
+for p in procs:
+    p.wait()
+t_two, c_two = time.monotonic() - t0, cpu() - c0
+for d in dirs:
+    shutil.rmtree(d)
+print(f"  two one-process sweeps of half the grid at once (no MPI) {t_two:7.1f} s wall {c_two:7.1f} s CPU   "
+      f"speed-up {t_plain / t_two:4.2f}: what this machine allows at 2-way")
+overhead = (times[1] - t_plain - L) / npoints
+overhead_cpu = (cpus[1] - c_plain) / npoints
+c = t_plain / npoints
+e2 = t_plain / (2 * times[2])
+e4 = t_plain / (4 * times[4])
+print(f"MPI overhead per point (1 rank vs one process): {overhead * 1e3:+.1f} ms wall with the launch excluded "
+      f"({100 * overhead / c:+.1f}% of a point), {overhead_cpu * 1e3:+.1f} ms CPU with it included")
+print(f"parallel efficiency at 2 ranks: {e2:.2f} (target >= 0.9); at 4 ranks on {os.cpu_count()} cores: {e4:.2f}")
+print(f"  relative to two independent processes (the machine's 2-way ceiling): {t_two / times[2]:.2f}")
+print(f"  (CPU per point at 2 ranks {cpus[2] / npoints:.3f} s vs {c_plain / npoints:.3f} s in one process: "
+      f"the efficiency the CPUs allow is {c_plain / cpus[2]:.2f})")
+# Projection: a point costs its CPU seconds on a core of its own (c_plain / npoints, what it costs
+# on an idle core), times the CPU efficiency measured at 2 ranks; rank 0 caps the rate at
+# 1 / per_point_root points per second.
+study = 10000
+core_s = c_plain / npoints
+e_cpu = c_plain / cpus[2]
+rate = min(1000 * e_cpu / core_s, 1 / per_point_root)
+t1000 = study / rate + L
+print(f"projected: {study} points x {replications} replications on 1,000 cores: {t1000:.0f} s = {t1000 / 60:.1f} min "
+      f"({core_s:.3f} core-s per point at CPU efficiency {e_cpu:.2f} -> {1000 * e_cpu / core_s:.0f} points/s; "
+      f"one dispatcher allows {1 / per_point_root:.0f} points/s)")

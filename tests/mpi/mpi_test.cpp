@@ -1,0 +1,234 @@
+// The MPI path end to end (issue 15): `mpirun --oversubscribe -n 3 fleetsim ...` against one
+// process for a 12-point sweep, a 200-replication run and a search, and a sweep whose rank 1 is
+// killed mid-way and then resumed. Equality is byte for byte except where stated (host timings;
+// the search's per-rank pruning counts, sim/mpi/search.hpp).
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "sim/mpi/world.hpp"
+#include "tests/test_paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out;
+};
+
+Outcome shell(const std::string& cmd) {
+  Outcome o;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+  const int status = pclose(p);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// mpirun with 3 ranks on however many cores there are. Open MPI refuses root without these.
+std::string mpirun() {
+  setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);
+  setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
+  return "mpirun --oversubscribe --bind-to none -n 3 ";
+}
+
+// False (with a warning) when this build has no MPI: the commands then run in one process, as
+// the single-process tests check. A build with MPI needs mpirun on PATH.
+bool mpi_ready() {
+  if (!fleetsim::mpi::available()) {
+    WARN("built without MPI (FLEETSIM_MPI=OFF): the MPI tests do not apply");
+    return false;
+  }
+  REQUIRE(shell("command -v mpirun >/dev/null 2>&1 && echo yes").out == "yes\n");
+  return true;
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("fleetsim_mpi_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// 12 points, each a 54-day run of the default scenario; the output directory is given relative
+// to the working directory so that sweep.json (which records the command) is the same too.
+const std::string kSweep =
+    "sweep --vary failures.rate_scale=0.5,1,2 --vary 'checkpoint.interval=10 min,20 min,30 min,60 min' "
+    "--replications 40 -o out";
+
+// The single-process sweep, the reference for the two sweep tests.
+fs::path reference_sweep() {
+  const fs::path d = fresh_dir("sweep_ref");
+  const auto o = shell("cd " + d.string() + " && " + fleetsim::testing::fleetsim_binary() + " " + kSweep + " 2>&1");
+  INFO(o.out);
+  REQUIRE(o.code == 0);
+  return d / "out";
+}
+
+// Every file of the two directories, byte for byte; prints the first difference.
+void require_same_directory(const fs::path& a, const fs::path& b) {
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(a)) {
+    const fs::path other = b / e.path().filename();
+    INFO("file " << e.path().filename().string());
+    REQUIRE(fs::exists(other));
+    CHECK(read(e.path()) == read(other));
+    ++files;
+  }
+  int others = 0;
+  for (const auto& e : fs::directory_iterator(b)) {
+    INFO("only in " << b.string() << ": " << e.path().filename().string());
+    CHECK(fs::exists(a / e.path().filename()));
+    ++others;
+  }
+  CHECK(files == others);
+  CHECK(files == 12 + 2);  // 12 results, index.csv, sweep.json
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+// Pids of the processes whose environment holds `marker` and `also` (from /proc).
+std::vector<pid_t> processes_with(const std::string& marker, const std::string& also) {
+  std::vector<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::string env = read(e.path() / "environ");
+    for (auto& c : env)
+      if (c == '\0') c = '\n';
+    env = "\n" + env;
+    if (env.find("\n" + marker + "\n") != std::string::npos && (also.empty() || env.find("\n" + also + "\n") != std::string::npos))
+      out.push_back(std::stoi(name));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a sweep on 3 MPI ranks writes the same directory as one process, byte for byte", "[mpi]") {
+  if (!mpi_ready()) return;
+  const fs::path ref = reference_sweep();
+  const fs::path d = fresh_dir("sweep3");
+  const auto o = shell("cd " + d.string() + " && " + mpirun() + fleetsim::testing::fleetsim_binary() + " " + kSweep + " 2>&1");
+  INFO(o.out);
+  REQUIRE(o.code == 0);
+  CHECK(o.out.find("on each of 3 ranks") != std::string::npos);
+  CHECK(count(o.out, "] done ") == 12);
+  require_same_directory(ref, d / "out");
+  fs::remove_all(ref.parent_path());
+  fs::remove_all(d);
+}
+
+TEST_CASE("a run of 200 replications on 3 MPI ranks equals one process bit for bit", "[mpi]") {
+  if (!mpi_ready()) return;
+  const fs::path d = fresh_dir("run");
+  const std::string args = " run --replications 200 --seed 3 --json -o ";
+  const auto one = shell(fleetsim::testing::fleetsim_binary() + args + (d / "one.h5").string() + " 2>/dev/null");
+  const auto three = shell(mpirun() + fleetsim::testing::fleetsim_binary() + args + (d / "three.h5").string() + " 2>/dev/null");
+  REQUIRE(one.code == 0);
+  REQUIRE(three.code == 0);
+  // The results files are equal bytes; the JSON summaries too up to the host's wall time.
+  CHECK(read(d / "one.h5") == read(d / "three.h5"));
+  const auto host = [](const std::string& s) { return s.substr(0, s.find("\"host\"")); };
+  REQUIRE(one.out.find("\"replications\": 200") != std::string::npos);
+  CHECK(host(one.out) == host(three.out));
+  fs::remove_all(d);
+}
+
+TEST_CASE("a search on 3 MPI ranks finds the same best layouts as one process", "[mpi]") {
+  if (!mpi_ready()) return;
+  const std::string args = " search --top 6 --json 2>/dev/null";
+  const auto one = shell(fleetsim::testing::fleetsim_binary() + args);
+  const auto three = shell(mpirun() + fleetsim::testing::fleetsim_binary() + args);
+  REQUIRE(one.code == 0);
+  REQUIRE(three.code == 0);
+  // From the rejection counts to the notes: the baseline, the best layouts with their figures,
+  // the explanation and the space. Before it, the timed and pruned counts are per-rank sums.
+  const auto body = [](const std::string& s) {
+    const size_t a = s.find("\"rejected\""), b = s.find("\"host\"");
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    return s.substr(a, b - a);
+  };
+  CHECK(body(one.out) == body(three.out));
+  REQUIRE(one.out.find("\"rank\": 6") != std::string::npos);
+  for (const char* key : {"\"candidates_evaluated\"", "\"feasible\"", "\"dominated\""}) {
+    const auto line = [&](const std::string& s) { return s.substr(s.find(key), s.find('\n', s.find(key)) - s.find(key)); };
+    CHECK(line(one.out) == line(three.out));
+  }
+}
+
+TEST_CASE("a sweep whose rank dies keeps its finished points and resumes to the same directory", "[mpi]") {
+  if (!mpi_ready()) return;
+  const fs::path ref = reference_sweep();
+  const fs::path d = fresh_dir("kill");
+  const std::string marker = "FLEETSIM_TEST_MPI_KILL=" + std::to_string(getpid());
+  const std::string cmd = "cd " + d.string() + " && " + marker + " " + mpirun() + fleetsim::testing::fleetsim_binary() +
+                          " " + kSweep + " >log 2>&1";
+  // Start the sweep, wait for its first finished point, kill rank 1.
+  std::thread sweep([&] { std::system(cmd.c_str()); });
+  const auto finished = [&] {
+    int n = 0;
+    if (fs::exists(d / "out"))
+      for (const auto& e : fs::directory_iterator(d / "out")) n += e.path().extension() == ".h5";
+    return n;
+  };
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  while (finished() < 1 && std::chrono::steady_clock::now() < deadline)
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  const auto rank1 = processes_with(marker, "OMPI_COMM_WORLD_RANK=1");
+  // The rank itself, not its point processes (they carry FLEETSIM_MPI_CHILD=1).
+  pid_t victim = 0;
+  for (pid_t p : rank1)
+    if (read("/proc/" + std::to_string(p) + "/environ").find("FLEETSIM_MPI_CHILD=1") == std::string::npos) victim = p;
+  REQUIRE(victim > 0);
+  ::kill(victim, SIGKILL);
+  sweep.join();
+  const std::string log = read(d / "log");
+  INFO(log);
+  const int kept = finished();
+  CHECK(kept >= 1);
+  CHECK(kept < 12);  // it died mid-sweep
+  // Point processes of the dead job may still be finishing (each writes its file atomically or
+  // not at all); wait for them before resuming.
+  for (int i = 0; i < 600 && !processes_with(marker, "").empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  const int on_disk = finished();
+
+  const auto again = shell("cd " + d.string() + " && " + mpirun() + fleetsim::testing::fleetsim_binary() + " " + kSweep + " 2>&1");
+  INFO(again.out);
+  REQUIRE(again.code == 0);
+  // Every point finished before is skipped, the others run: only points in flight were lost.
+  CHECK(count(again.out, "] skipped ") == on_disk);
+  CHECK(count(again.out, "] done ") == 12 - on_disk);
+  require_same_directory(ref, d / "out");
+  fs::remove_all(ref.parent_path());
+  fs::remove_all(d);
+}

@@ -8,7 +8,9 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
   o.enabled = present;
   o.gpus = p.integer("gpus");
   o.spare_nodes = p.integer("spare_nodes");
+  o.run_job = p.flag("run_job");
   o.duration_s = p.get<Seconds>("duration").si();
+  o.warmup_s = p.get<Seconds>("warmup").si();
   o.replications = p.integer("replications");
   o.failures = p.flag("failures");
   o.reset_time_s = p.get<Seconds>("reset_time").si();
@@ -69,14 +71,15 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
   if (pool_gpus % node_gpus != 0)
     fail(o.gpus > 0 ? "pool.gpus" : "cluster.gpus",
          std::to_string(pool_gpus) + " GPUs is not a whole number of " + std::to_string(node_gpus) + "-GPU nodes");
-  if (o.gpus > 0 && s.cluster.gpus > o.gpus)
-    fail("pool.gpus", "the pool (" + std::to_string(o.gpus) + " GPUs) is smaller than the job of cluster.gpus (" +
-                          std::to_string(s.cluster.gpus) + "); give a pool of at least that size");
   const int pool_nodes = pool_gpus / node_gpus;
   if (o.spare_nodes >= pool_nodes)
     fail("pool.spare_nodes", std::to_string(o.spare_nodes) + " spare nodes leave nothing of the " +
                                  std::to_string(pool_nodes) + "-node pool to schedule");
   const int usable = (pool_nodes - o.spare_nodes) * node_gpus;
+  if (o.run_job && s.cluster.gpus > usable)
+    fail("pool.gpus", "the scenario's job (cluster.gpus = " + std::to_string(s.cluster.gpus) +
+                          ") does not fit the pool's " + std::to_string(usable) +
+                          " schedulable GPUs; give a larger pool or pool.run_job: false");
   if (o.training.trace.empty() && o.training.arrival_rate > 0 && o.training.max_gpus > usable)
     fail("pool.training.max_gpus", "a job of " + std::to_string(o.training.max_gpus) +
                                        " GPUs is larger than the pool's " + std::to_string(usable) +

@@ -67,13 +67,22 @@ std::shared_ptr<const Schema> inference_schema() {
   });
 }
 
+// A table that may be left out (an empty list), unlike the catalog's required tables.
+Field optional_table(std::string name, std::shared_ptr<const Schema> row, std::string doc) {
+  Field f = table(std::move(name), std::move(row), std::move(doc));
+  f.required = false;
+  return f;
+}
+
 }  // namespace
 
 std::shared_ptr<const Schema> pool_schema() {
   static const std::shared_ptr<const Schema> s = make("pool", "A GPU pool shared by many jobs (sim/pool).", {
       integer("gpus", "0", "GPUs in the pool (0 = cluster.gpus); the run's job is one of its jobs", 0),
       integer("spare_nodes", "0", "nodes held out as hot spares for failed nodes", 0),
-      quantity("duration", dim<Seconds>(), "30 d", "simulated span"),
+      boolean("run_job", "true", "the scenario's own job (cluster.gpus GPUs) is one of the pool's jobs, held throughout"),
+      quantity("duration", dim<Seconds>(), "30 d", "measured span (after the warm-up)"),
+      quantity("warmup", dim<Seconds>(), "0 d", "simulated before measuring: the pool starts empty", 0, false),
       integer("replications", "3", "independent replications"),
       boolean("failures", "true", "the scenario's failure profile takes nodes out for repair"),
       quantity("reset_time", dim<Seconds>(), "10 min", "a failure needing no repair takes its node out this long", 0, false),
@@ -86,7 +95,7 @@ std::shared_ptr<const Schema> pool_schema() {
       quantity("inference_interval", dim<Seconds>(), "10 min", "inference demand and SLO evaluated this often; pool time-series step"),
       section("training", training_stream_schema(), "training job stream"),
       section("development", dev_stream_schema(), "development job stream"),
-      table("inference", inference_schema(), "inference service groups"),
+      optional_table("inference", inference_schema(), "inference service groups (none by default)"),
   });
   return s;
 }

@@ -96,7 +96,7 @@ class Sim {
   run::Rng fail_rng_, repair_rng_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
   std::uint64_t seq_ = 0;
-  double now_ = 0.0, horizon_ = 0.0;
+  double now_ = 0.0, horizon_ = 0.0, warmup_ = 0.0;
   std::vector<Job> jobs_;
   size_t next_arrival_ = 0, n_stream_ = 0;
   std::set<std::tuple<int, double, int>> queue_;  // (priority key, submit, id)
@@ -113,6 +113,9 @@ class Sim {
   double queued_gpus_ = 0;
   double reclaiming_gpus_ = 0;
   int victim_cursor_ = 0;
+  // A search for preemption victims that found none is not repeated before this time (it scans
+  // nodes; every event would otherwise repeat it while nothing changed).
+  double next_inference_preempt_ = 0.0, next_training_preempt_ = 0.0;
   double next_sample_ = 0;
   PoolReplication out_;
   double slo_ok_ = 0, slo_total_ = 0;
@@ -120,7 +123,11 @@ class Sim {
 
 void Sim::advance(double t) {
   t = std::min(t, horizon_);
-  const double dt = t - now_;
+  if (t <= warmup_) {
+    now_ = std::max(now_, t);
+    return;
+  }
+  const double dt = t - std::max(now_, warmup_);
   if (dt <= 0) return;
   const double h = dt / 3600.0;
   const double free = static_cast<double>(nodes_.free_whole_gpus()) + nodes_.free_shared_eighths() / 8.0;
@@ -140,9 +147,11 @@ void Sim::advance(double t) {
 
 int Sim::choose_node(int gpus) const {
   switch (s_.placement) {
-    case PlacementPolicy::FirstFit: return nodes_.first_fit(gpus);
-    case PlacementPolicy::BestFit:
-    case PlacementPolicy::Topology: return nodes_.best_fit(gpus);
+    // Topology: small jobs packed from the low end of the node order, so that high-numbered
+    // leaves and pods stay whole for gangs (the leftmost node that holds the job).
+    case PlacementPolicy::FirstFit:
+    case PlacementPolicy::Topology: return nodes_.first_fit(gpus);
+    case PlacementPolicy::BestFit: return nodes_.best_fit(gpus);
     case PlacementPolicy::FragmentationAware: return nodes_.fragmentation_aware(gpus, p_single_);
   }
   return -1;
@@ -229,7 +238,8 @@ void Sim::start(int id, int gpus) {
   if (j.first_start < 0) {
     j.first_start = now_;
     ++out_.started;
-    out_.queue_delay_h[static_cast<int>(j.spec.cls)].push_back(static_cast<float>((now_ - j.spec.submit) / 3600.0));
+    if (j.spec.submit >= warmup_)
+      out_.queue_delay_h[static_cast<int>(j.spec.cls)].push_back(static_cast<float>((now_ - j.spec.submit) / 3600.0));
   }
   if (j.spec.cls == JobClass::Inference) {
     Service& sv = services_[j.service];
@@ -286,7 +296,7 @@ void Sim::finish(int id) {
   release(j);
   j.state = State::Done;
   ++out_.finished;
-  out_.slowdown[c].push_back(static_cast<float>((now_ - j.spec.submit) / std::max(j.spec.duration, 1.0)));
+  if (j.spec.submit >= warmup_) out_.slowdown[c].push_back(static_cast<float>((now_ - j.spec.submit) / std::max(j.spec.duration, 1.0)));
 }
 
 // Stops a running job. Training keeps the progress up to its last checkpoint (all of it when
@@ -397,8 +407,10 @@ void Sim::schedule() {
     }
     const bool may_reclaim = s_.colocation == Colocation::Tidal || (s_.policy == QueuePolicy::Priority && s_.preemption);
     waiting += jobs_[id].spec.gpus;
-    if (may_reclaim && reclaiming_gpus_ < waiting && preempt_for(jobs_[id].spec.gpus, 2, true)) {
-      if (try_start(id)) {
+    if (may_reclaim && reclaiming_gpus_ < waiting && now_ >= next_inference_preempt_) {
+      if (!preempt_for(jobs_[id].spec.gpus, 2, true)) {
+        next_inference_preempt_ = now_ + s_.backfill_interval_s;
+      } else if (try_start(id)) {
         it = inference_queue_.erase(it);
         continue;
       }
@@ -410,8 +422,10 @@ void Sim::schedule() {
     Job& j = jobs_[id];
     bool ok = try_start(id);
     if (!ok && s_.policy == QueuePolicy::Priority && s_.preemption && j.spec.priority > 0 &&
-        preempt_for(j.spec.gpus, j.spec.priority, false))
-      ok = try_start(id);
+        now_ >= next_training_preempt_) {
+      if (preempt_for(j.spec.gpus, j.spec.priority, false)) ok = try_start(id);
+      else next_training_preempt_ = now_ + s_.backfill_interval_s;
+    }
     if (!ok) break;
     queue_.erase(queue_.begin());
     queued_gpus_ -= j.spec.gpus;
@@ -566,7 +580,9 @@ void Sim::node_back(int node) {
 }
 
 PoolReplication Sim::run() {
-  horizon_ = s_.duration_s;
+  warmup_ = s_.warmup_s;
+  horizon_ = warmup_ + s_.duration_s;
+  next_sample_ = warmup_;
   const int n = in_.topology.nodes;
   node_jobs_.assign(n, {});
   node_state_.assign(n, 0);
@@ -576,7 +592,15 @@ PoolReplication Sim::run() {
     nodes_.set_schedulable(node, false);
     ++spares_idle_;
   }
-  const auto specs = generate_jobs(s_, g_, horizon_, in_.seed, rep_, in_.file);
+  auto specs = generate_jobs(s_, g_, (n - s_.spare_nodes) * g_, horizon_, in_.seed, rep_, in_.file);
+  if (in_.run_job_gpus > 0) {
+    // The scenario's own training job: submitted first, high priority, running past the horizon.
+    JobSpec own;
+    own.gpus = in_.run_job_gpus;
+    own.duration = 1e3 * horizon_;
+    own.priority = 1;
+    specs.insert(specs.begin(), own);
+  }
   p_single_ = single_node_request_shares(specs, g_);
   jobs_.reserve(specs.size() + 4096);
   for (const auto& sp : specs) {
@@ -597,7 +621,7 @@ PoolReplication Sim::run() {
   const double pool_gpus = static_cast<double>(n) * g_;
   auto sample = [&] {
     while (next_sample_ <= now_ && next_sample_ < horizon_) {
-      out_.t_h.push_back(next_sample_ / 3600.0);
+      out_.t_h.push_back((next_sample_ - warmup_) / 3600.0);
       const double a = (train_gpus_ + dev_eighths_ / 8.0 + infer_used_) / pool_gpus;
       out_.alloc.push_back(a);
       out_.alloc_training.push_back(train_gpus_ / pool_gpus);
@@ -644,7 +668,7 @@ PoolReplication Sim::run() {
   }
   advance(horizon_);
   sample();
-  out_.pool_gpu_hours = pool_gpus * horizon_ / 3600.0;
+  out_.pool_gpu_hours = pool_gpus * s_.duration_s / 3600.0;
   double alloc = 0;
   for (double a : out_.allocated_gpu_hours) alloc += a;
   out_.allocation_share = alloc / out_.pool_gpu_hours;

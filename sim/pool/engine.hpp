@@ -21,6 +21,7 @@ namespace fleetsim::pool {
 struct PoolInputs {
   PoolSpec spec;
   Topology topology;
+  int run_job_gpus = 0;             // the scenario's own job: a high-priority gang held from t = 0
   double node_failure_rate = 0.0;   // per node per second (from the failure profile)
   double repair_share = 1.0;        // share of failures that need a repair (else a reset)
   double repair_median_s = 7200.0;

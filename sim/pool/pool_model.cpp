@@ -27,6 +27,7 @@ const std::vector<MetricDef>& pool_metric_defs() {
       {"events", "count", "simulation events handled"},
       {"pool_gpus", "count", "GPUs in the pool"},
       {"days", "d", "simulated span"},
+      {"resource_utilization_source", "", "where the pool factor of the waterfall comes from"},
   };
   return defs;
 }
@@ -85,6 +86,7 @@ PoolInputs pool_inputs(const Scenario& s) {
   const int g = s.cluster.node.gpus_per_node;
   const int pool_gpus = s.pool.gpus > 0 ? s.pool.gpus : s.cluster.gpus;
   in.spec.gpus = pool_gpus;
+  in.run_job_gpus = s.pool.run_job ? s.cluster.gpus : 0;
   in.topology = make_topology(pool_gpus, g, s.cluster.node.nvlink_domain_gpus, s.cluster.fabric.gpus_per_leaf,
                               s.cluster.fabric.pod_gpus);
   // Node failure process: the profile's rates per component, summed over one node's components.

@@ -57,7 +57,9 @@ struct PoolSpec {
   bool enabled = false;             // the scenario has a pool: section
   int gpus = 0;                     // GPUs in the pool (0 = cluster.gpus)
   int spare_nodes = 0;              // nodes held out as hot spares for failed ones
-  double duration_s = 30 * 86400.0;
+  bool run_job = true;              // the scenario's own job (cluster.gpus) runs in the pool throughout
+  double duration_s = 30 * 86400.0;   // measured span, after the warm-up
+  double warmup_s = 0.0;              // simulated before measuring (the pool starts empty)
   int replications = 3;
   bool failures = true;             // the scenario's failure profile takes nodes out for repair
   double reset_time_s = 600.0;      // a failure that needs no repair takes the node out this long

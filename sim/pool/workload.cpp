@@ -30,7 +30,8 @@ int round_to_nodes(int gpus, int gpus_per_node) {
   return ((gpus + gpus_per_node - 1) / gpus_per_node) * gpus_per_node;
 }
 
-std::vector<JobSpec> read_trace(const TrainingStream& t, int gpus_per_node, double horizon, const std::string& file) {
+std::vector<JobSpec> read_trace(const TrainingStream& t, int gpus_per_node, int pool_gpus, double horizon,
+                                const std::string& file) {
   const std::string key = "pool.training.trace";
   std::ifstream in(t.trace);
   if (!in) throw ConfigError(file, key, "cannot open '" + t.trace + "'");
@@ -60,6 +61,9 @@ std::vector<JobSpec> read_trace(const TrainingStream& t, int gpus_per_node, doub
     if (v[0] < 0 || v[1] < 1 || v[2] <= 0)
       throw ConfigError(t.trace, key, "row " + std::to_string(row) +
                                           ": submit_s must be >= 0, gpus >= 1 and duration_s > 0", row);
+    if (v[1] > pool_gpus)
+      throw ConfigError(t.trace, key, "row " + std::to_string(row) + ": a job of " + std::to_string(static_cast<long long>(v[1])) +
+                                          " GPUs is larger than the pool's " + std::to_string(pool_gpus) + " schedulable GPUs", row);
     if (v[0] >= horizon) continue;
     JobSpec j;
     j.submit = v[0];
@@ -83,12 +87,12 @@ const char* class_key(JobClass c) {
   return "?";
 }
 
-std::vector<JobSpec> generate_jobs(const PoolSpec& spec, int gpus_per_node, double horizon, std::uint64_t seed,
-                                   int replication, const std::string& file) {
+std::vector<JobSpec> generate_jobs(const PoolSpec& spec, int gpus_per_node, int pool_gpus, double horizon,
+                                   std::uint64_t seed, int replication, const std::string& file) {
   std::vector<JobSpec> jobs;
   const TrainingStream& t = spec.training;
   if (!t.trace.empty()) {
-    jobs = read_trace(t, gpus_per_node, horizon, file);
+    jobs = read_trace(t, gpus_per_node, pool_gpus, horizon, file);
   } else if (t.arrival_rate > 0) {
     // Non-homogeneous Poisson arrivals by thinning (Lewis & Shedler 1979).
     run::Rng rng(seed, static_cast<std::uint64_t>(replication), kTrainingStream);

@@ -25,9 +25,10 @@ struct JobSpec {
 };
 
 // Training and development jobs submitted in [0, horizon), sorted by submission time. Sizes above
-// one node are rounded up to whole nodes. `file` names the scenario in trace errors.
-std::vector<JobSpec> generate_jobs(const PoolSpec& spec, int gpus_per_node, double horizon, std::uint64_t seed,
-                                   int replication, const std::string& file);
+// one node are rounded up to whole nodes. `file` names the scenario in trace errors; a trace job
+// larger than `pool_gpus` is an error naming its row.
+std::vector<JobSpec> generate_jobs(const PoolSpec& spec, int gpus_per_node, int pool_gpus, double horizon,
+                                   std::uint64_t seed, int replication, const std::string& file);
 
 // Replicas a service of `g` needs at time t (s since a Monday 00:00): ceil(peak x shape(t)).
 int replicas_needed(const InferenceGroup& g, double t);

@@ -45,7 +45,7 @@ int main(int argc, char** argv) {
     std::printf("%-40s %8lld jobs %6.1f d %7lld GPUs | %6.2f s wall %6.2f s CPU  %9.0f events  %8.3g events/s (CPU)  "
                 "target 30 s %s | allocation %.3f | peak RSS %.0f MiB (target 4096)\n",
                 sets.size() > 1 ? sets[1].c_str() : "pool-100k-mixed (topology, none)", rep.submitted,
-                s.pool.duration_s / 86400.0, static_cast<long long>(r.topology.nodes) * r.topology.gpus_per_node, wall,
+                (s.pool.duration_s + s.pool.warmup_s) / 86400.0, static_cast<long long>(r.topology.nodes) * r.topology.gpus_per_node, wall,
                 cpu, static_cast<double>(rep.events), static_cast<double>(rep.events) / cpu,
                 cpu <= 30.0 ? "ok" : "SLOW", rep.allocation_share, fleetsim::bench_util::peak_rss_mib());
   }

@@ -6,6 +6,7 @@
 
 #include "sim/facility/specs.hpp"
 #include "sim/hardware/specs.hpp"
+#include "sim/pool/specs.hpp"
 #include "sim/run/specs.hpp"
 #include "sim/workload/specs.hpp"
 
@@ -34,6 +35,7 @@ struct Scenario {
   FacilitySpec facility;
   RunSpec run;
   StepTier tier = StepTier::Analytical;
+  PoolSpec pool;                       // enabled when the scenario has a pool: section
 };
 
 }  // namespace fleetsim

@@ -39,6 +39,10 @@ void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out
   r.report.print_table(out, "run.");
   out << "\nFacility and effective utilization\n";
   r.report.print_table(out, "facility.");
+  if (r.pool_simulated) {
+    out << "\nPool the job shares (fleetsim pool; shares over pool replications, delays over jobs)\n";
+    r.report.print_table(out, "pool.");
+  }
   if (!r.facility.empty()) {
     double eu = 0, e = 0, g = 0, p = 0, t = 0, u = 0;
     for (const auto& f : r.facility) {
@@ -53,8 +57,9 @@ void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out
     const double n = static_cast<double>(r.facility.size());
     char buf[256];
     std::snprintf(buf, sizeof buf,
-                  "\nEffective utilization %.3f = 1/PUE %.3f x single-GPU %.3f x scaling %.3f x ETTR %.3f x pool %.3f\n",
-                  eu / n, e / n, g / n, p / n, t / n, u / n);
+                  "\nEffective utilization %.3f = 1/PUE %.3f x single-GPU %.3f x scaling %.3f x ETTR %.3f x pool %.3f (%s)\n",
+                  eu / n, e / n, g / n, p / n, t / n, u / n,
+                  r.pool_simulated ? "simulated: pool allocation share" : "facility.resource_utilization");
     out << buf;
   }
 }

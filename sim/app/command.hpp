@@ -13,5 +13,6 @@ void add_validate_command(CLI::App& app);
 void add_catalog_commands(CLI::App& app);   // list, describe
 void add_sweep_command(CLI::App& app);
 void add_import_command(CLI::App& app);   // import megatron | nemo
+void add_pool_command(CLI::App& app);
 
 }  // namespace fleetsim::app

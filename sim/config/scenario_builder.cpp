@@ -2,6 +2,7 @@
 
 #include <numeric>
 
+#include "sim/config/pool_config.hpp"
 #include "sim/core/error.hpp"
 #include "sim/workload/layout_rules.hpp"
 
@@ -338,6 +339,7 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.run.seed = static_cast<unsigned long long>(run.num("seed"));
   s.tier = p.sub("step").text("tier") == "simgrid" ? StepTier::SimGrid : StepTier::Analytical;
   check_layout(s, origin_of(wl, "parallel", file));
+  build_pool(p.sub("pool"), p.at("pool").origin != "default", s, origin_of(p, "pool", file));
   return s;
 }
 

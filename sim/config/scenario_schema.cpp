@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "sim/config/pool_config.hpp"
 #include "sim/config/schema.hpp"
 
 namespace fleetsim::config {
@@ -356,6 +357,7 @@ std::shared_ptr<const Schema> scenario_schema() {
       section("facility", facility_schema(), "power, cooling, climate, prices"),
       section("run", run_schema(), "run length and seeds"),
       section("step", step_schema(), "iteration model options"),
+      section("pool", pool_schema(), "the GPU pool the job shares (fleetsim pool); absent = facility.resource_utilization"),
   });
   return s;
 }

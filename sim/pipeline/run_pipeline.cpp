@@ -8,6 +8,7 @@
 #include "sim/core/error.hpp"
 #include "sim/pipeline/run_trace.hpp"
 #include "sim/pipeline/tier.hpp"
+#include "sim/pool/pool_model.hpp"
 #include "sim/results/hdf5_writer.hpp"
 #include "sim/workload/parameters.hpp"
 
@@ -65,10 +66,20 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
   out.run = simulate_run(in, options.threads, options.progress, options.share);
   if (options.gather && !options.gather(out.run)) return out;
 
+  // The pool factor: simulated when the scenario has a pool: section (the job is one of the
+  // pool's jobs, sim/pool), else the constant facility.resource_utilization.
+  FacilitySpec facility = s.facility;
+  pool::PoolResult pool_result;
+  if (s.pool.enabled) {
+    pool_result = pool::simulate_pool(s, options.threads);
+    facility.resource_utilization = std::clamp(pool_result.allocation_share().mean, 1e-6, 1.0);
+    out.pool_simulated = true;
+  }
+
   for (const auto& rep : out.run.replications) {
     FacilityInputs fi;
     fi.cluster = s.cluster;
-    fi.facility = s.facility;
+    fi.facility = facility;
     fi.mfu = out.step.mfu;
     fi.single_gpu_mfu = out.single_gpu_mfu;
     fi.compute_busy_fraction = out.step.compute_busy_fraction;
@@ -85,6 +96,11 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
   add_run_metrics(out.run, out.report);
   out.report.set_prefix("facility.");
   add_facility_metrics(out.facility, out.report);
+  out.report.add("resource_utilization_source", std::string(out.pool_simulated ? "pool simulation (pool:)" : "facility.resource_utilization"));
+  if (out.pool_simulated) {
+    out.report.set_prefix("pool.");
+    pool::add_pool_metrics(pool_result, out.report);
+  }
   out.report.set_prefix("");
   return out;
 }

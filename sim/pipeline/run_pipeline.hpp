@@ -32,7 +32,8 @@ struct PipelineResult {
   double parameters = 0.0;
   RunResult run;
   std::vector<FacilityResult> facility;     // one per replication
-  Report report;                            // step.*, run.*, facility.* metrics
+  Report report;                            // step.*, run.*, facility.* (and pool.*) metrics
+  bool pool_simulated = false;              // the pool factor came from the pool simulator (sim/pool)
 };
 
 // Evaluates the iteration on the scenario's tier. Throws InfeasibleError when it does not fit.

@@ -27,6 +27,7 @@ struct MetricDef {
 const std::vector<MetricDef>& step_metric_defs();
 const std::vector<MetricDef>& run_metric_defs();
 const std::vector<MetricDef>& facility_metric_defs();
+const std::vector<MetricDef>& pool_metric_defs();
 // All of the above; looked up by name.
 const MetricDef& metric_def(std::string_view name);
 

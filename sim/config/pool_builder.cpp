@@ -1,0 +1,108 @@
+#include "sim/config/pool_config.hpp"
+#include "sim/core/error.hpp"
+
+namespace fleetsim::config {
+
+void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string& file) {
+  PoolSpec& o = s.pool;
+  o.enabled = present;
+  o.gpus = p.integer("gpus");
+  o.spare_nodes = p.integer("spare_nodes");
+  o.run_job = p.flag("run_job");
+  o.duration_s = p.get<Seconds>("duration").si();
+  o.warmup_s = p.get<Seconds>("warmup").si();
+  o.replications = p.integer("replications");
+  o.failures = p.flag("failures");
+  o.reset_time_s = p.get<Seconds>("reset_time").si();
+  const ParamSet& sc = p.sub("scheduler");
+  const std::string& pol = sc.text("policy");
+  o.policy = pol == "fifo" ? QueuePolicy::Fifo : pol == "priority" ? QueuePolicy::Priority : QueuePolicy::Backfill;
+  o.preemption = sc.flag("preemption");
+  o.min_runtime_before_preemption_s = sc.get<Seconds>("min_runtime_before_preemption").si();
+  o.backfill_depth = sc.integer("backfill_depth");
+  o.backfill_interval_s = sc.get<Seconds>("backfill_interval").si();
+  const std::string& pl = p.text("placement");
+  o.placement = pl == "first-fit" ? PlacementPolicy::FirstFit
+              : pl == "topology" ? PlacementPolicy::Topology
+              : pl == "fragmentation-aware" ? PlacementPolicy::FragmentationAware
+                                            : PlacementPolicy::BestFit;
+  o.colocation = p.text("colocation") == "tidal" ? Colocation::Tidal : Colocation::None;
+  o.reclaim_time_s = p.get<Seconds>("reclaim_time").si();
+  o.inference_interval_s = p.get<Seconds>("inference_interval").si();
+  const ParamSet& t = p.sub("training");
+  o.training.arrival_rate = t.get<PerSecond>("arrival_rate").si();
+  o.training.diurnal_peak_to_trough = t.num("diurnal_peak_to_trough");
+  o.training.peak_hour = t.num("peak_hour");
+  o.training.size_median_gpus = t.num("size_median_gpus");
+  o.training.size_sigma_log2 = t.num("size_sigma_log2");
+  o.training.max_gpus = t.integer("max_gpus");
+  o.training.duration_median_s = t.get<Seconds>("duration_median").si();
+  o.training.duration_sigma = t.num("duration_sigma");
+  o.training.max_duration_s = t.get<Seconds>("max_duration").si();
+  o.training.high_priority_share = t.num("high_priority_share");
+  o.training.elastic_share = t.num("elastic_share");
+  o.training.elastic_min_fraction = t.num("elastic_min_fraction");
+  o.training.checkpoint_interval_s = t.get<Seconds>("checkpoint_interval").si();
+  o.training.restart_time_s = t.get<Seconds>("restart_time").si();
+  o.training.trace = t.text("trace");
+  const ParamSet& d = p.sub("development");
+  o.dev.arrival_rate = d.get<PerSecond>("arrival_rate").si();
+  o.dev.gpu_fraction = d.num("gpu_fraction");
+  o.dev.duration_median_s = d.get<Seconds>("duration_median").si();
+  o.dev.duration_sigma = d.num("duration_sigma");
+  o.inference.clear();
+  for (const ParamSet& row : p.at("inference").rows) {
+    InferenceGroup g;
+    g.name = row.text("name");
+    g.services = row.integer("services");
+    g.replica_gpus = row.integer("replica_gpus");
+    g.peak_replicas = row.integer("peak_replicas");
+    g.trough_ratio = row.num("trough_ratio");
+    g.peak_hour = row.num("peak_hour");
+    g.weekend_ratio = row.num("weekend_ratio");
+    o.inference.push_back(g);
+  }
+  if (!present) return;
+
+  // Rules that need the rest of the scenario.
+  auto fail = [&](const std::string& key, const std::string& msg) { throw ConfigError(file, key, msg); };
+  const int node_gpus = s.cluster.node.gpus_per_node;
+  const int pool_gpus = o.gpus > 0 ? o.gpus : s.cluster.gpus;
+  if (pool_gpus % node_gpus != 0)
+    fail(o.gpus > 0 ? "pool.gpus" : "cluster.gpus",
+         std::to_string(pool_gpus) + " GPUs is not a whole number of " + std::to_string(node_gpus) + "-GPU nodes");
+  const int pool_nodes = pool_gpus / node_gpus;
+  if (o.spare_nodes >= pool_nodes)
+    fail("pool.spare_nodes", std::to_string(o.spare_nodes) + " spare nodes leave nothing of the " +
+                                 std::to_string(pool_nodes) + "-node pool to schedule");
+  const int usable = (pool_nodes - o.spare_nodes) * node_gpus;
+  if (o.run_job && s.cluster.gpus > usable)
+    fail("pool.gpus", "the scenario's job (cluster.gpus = " + std::to_string(s.cluster.gpus) +
+                          ") does not fit the pool's " + std::to_string(usable) +
+                          " schedulable GPUs; give a larger pool or pool.run_job: false");
+  if (o.training.trace.empty() && o.training.arrival_rate > 0 && o.training.max_gpus > usable)
+    fail("pool.training.max_gpus", "a job of " + std::to_string(o.training.max_gpus) +
+                                       " GPUs is larger than the pool's " + std::to_string(usable) +
+                                       " schedulable GPUs; give at most " + std::to_string(usable));
+  if (o.dev.gpu_fraction > node_gpus)
+    fail("pool.development.gpu_fraction", "development jobs must fit one node (" + std::to_string(node_gpus) + " GPUs)");
+  bool any_service = false;
+  for (size_t i = 0; i < o.inference.size(); ++i) {
+    const auto& g = o.inference[i];
+    const std::string k = "pool.inference[" + std::to_string(i) + "]";
+    if (g.replica_gpus > node_gpus && g.replica_gpus % node_gpus != 0)
+      fail(k + ".replica_gpus", "a replica larger than one node must be whole nodes (multiples of " +
+                                    std::to_string(node_gpus) + ")");
+    if (static_cast<long long>(g.services) * g.peak_replicas * g.replica_gpus > usable)
+      fail(k + ".peak_replicas", "the group's peak (" + std::to_string(static_cast<long long>(g.services) * g.peak_replicas * g.replica_gpus) +
+                                     " GPUs) is larger than the pool's " + std::to_string(usable) + " schedulable GPUs");
+    any_service = any_service || (g.services > 0 && g.peak_replicas > 0);
+  }
+  if (o.training.trace.empty() && o.training.arrival_rate <= 0 && o.dev.arrival_rate <= 0 && !any_service)
+    fail("pool.training.arrival_rate", "the job stream is empty: give pool.training.arrival_rate (e.g. '10 /h'), "
+                                       "pool.training.trace, pool.development.arrival_rate or pool.inference services");
+  if (o.policy != QueuePolicy::Priority && o.preemption)
+    fail("pool.scheduler.preemption", "preemption needs pool.scheduler.policy: priority");
+}
+
+}  // namespace fleetsim::config

@@ -1,0 +1,103 @@
+// Keys of the `pool:` section: the pool simulator's job streams and scheduler (sim/pool/README.md).
+// Defaults are neutral where no source sets them; the benchmark and validation scenarios give
+// every figure with its source.
+#include "sim/config/pool_config.hpp"
+
+namespace fleetsim::config {
+namespace {
+
+std::shared_ptr<Schema> make(std::string name, std::string doc, std::vector<Field> fields) {
+  auto s = std::make_shared<Schema>();
+  s->name = std::move(name);
+  s->doc = std::move(doc);
+  s->fields = std::move(fields);
+  return s;
+}
+
+std::shared_ptr<const Schema> scheduler_schema() {
+  return make("scheduler", "Queue policy and preemption.", {
+      choice("policy", {"fifo", "backfill", "priority"}, "backfill",
+             "fifo: strict submission order; backfill: EASY backfill (Lifka 1995); priority: high before low"),
+      boolean("preemption", "false", "priority: a blocked high-priority job preempts low-priority training"),
+      quantity("min_runtime_before_preemption", dim<Seconds>(), "0 s",
+               "a job is preemptible only after running this long (Meta RSC: 2 h)", 0, false),
+      integer("backfill_depth", "100", "queued jobs examined per backfill pass (Slurm bf_max_job_test)"),
+      quantity("backfill_interval", dim<Seconds>(), "60 s", "time between backfill passes (Slurm bf_interval: 30 s)"),
+  });
+}
+
+std::shared_ptr<const Schema> training_stream_schema() {
+  return make("training", "Gang-scheduled training jobs.", {
+      quantity("arrival_rate", dim<PerSecond>(), "0 /h", "jobs submitted per unit time, daily mean", 0, false),
+      real("diurnal_peak_to_trough", "1", "submission rate at the daily peak / trough (Helios Venus: 7.5)", 1, 1e3),
+      real("peak_hour", "12", "hour of day of the submission peak", 0, 24),
+      real("size_median_gpus", "1", "median GPUs per job", 1, 1e7),
+      real("size_sigma_log2", "0", "sigma of log2(GPUs per job); sizes are powers of two", 0, 20),
+      integer("max_gpus", "8", "largest job; must fit in the pool"),
+      quantity("duration_median", dim<Seconds>(), "1 h", "run time at the requested size, median"),
+      real("duration_sigma", "1", "sigma of ln(run time)", 0, 10),
+      quantity("max_duration", dim<Seconds>(), "30 d", "longest run time"),
+      real("high_priority_share", "0", "share of jobs at high priority", 0, 1),
+      real("elastic_share", "0", "share of jobs that start on fewer GPUs when the pool is short", 0, 1),
+      real("elastic_min_fraction", "0.5", "smallest size of an elastic job, share of its request", 0, 1, true),
+      quantity("checkpoint_interval", dim<Seconds>(), "1 h", "work since the last checkpoint is lost on a failure or preemption"),
+      quantity("restart_time", dim<Seconds>(), "10 min", "requeue, init and checkpoint load after an interruption", 0, false),
+      text("trace", "", "CSV with columns submit_s,gpus,duration_s[,priority] instead of the distribution"),
+  });
+}
+
+std::shared_ptr<const Schema> dev_stream_schema() {
+  return make("development", "Development and evaluation jobs: small, short, fractional GPUs.", {
+      quantity("arrival_rate", dim<PerSecond>(), "0 /h", "jobs submitted per unit time", 0, false),
+      real("gpu_fraction", "0.5", "GPUs per job: below 1 shares one GPU (rounded up to eighths)", 0, 8, true),
+      quantity("duration_median", dim<Seconds>(), "30 min", "run time, median"),
+      real("duration_sigma", "1", "sigma of ln(run time)", 0, 10),
+  });
+}
+
+std::shared_ptr<const Schema> inference_schema() {
+  return make("inference", "A group of identical inference services.", {
+      text("name", "service", "label"),
+      integer("services", "1", "services in the group"),
+      integer("replica_gpus", "8", "GPUs per replica"),
+      integer("peak_replicas", "1", "replicas that hold the SLO at the daily peak", 0),
+      real("trough_ratio", "0.3", "demand at the daily trough / peak (Azure LLM 2024: code ~0.1, conversation ~0.4)", 0, 1),
+      real("peak_hour", "14", "hour of day of the demand peak", 0, 24),
+      real("weekend_ratio", "1", "weekend demand / weekday demand", 0, 1),
+  });
+}
+
+// A table that may be left out (an empty list), unlike the catalog's required tables.
+Field optional_table(std::string name, std::shared_ptr<const Schema> row, std::string doc) {
+  Field f = table(std::move(name), std::move(row), std::move(doc));
+  f.required = false;
+  return f;
+}
+
+}  // namespace
+
+std::shared_ptr<const Schema> pool_schema() {
+  static const std::shared_ptr<const Schema> s = make("pool", "A GPU pool shared by many jobs (sim/pool).", {
+      integer("gpus", "0", "GPUs in the pool (0 = cluster.gpus); the run's job is one of its jobs", 0),
+      integer("spare_nodes", "0", "nodes held out as hot spares for failed nodes", 0),
+      boolean("run_job", "true", "the scenario's own job (cluster.gpus GPUs) is one of the pool's jobs, held throughout"),
+      quantity("duration", dim<Seconds>(), "30 d", "measured span (after the warm-up)"),
+      quantity("warmup", dim<Seconds>(), "0 d", "simulated before measuring: the pool starts empty", 0, false),
+      integer("replications", "3", "independent replications"),
+      boolean("failures", "true", "the scenario's failure profile takes nodes out for repair"),
+      quantity("reset_time", dim<Seconds>(), "10 min", "a failure needing no repair takes its node out this long", 0, false),
+      section("scheduler", scheduler_schema(), "queue policy and preemption"),
+      choice("placement", {"first-fit", "best-fit", "topology", "fragmentation-aware"}, "best-fit",
+             "where a job goes: lowest node, fullest node that fits, fewest pods/leaves/NVLink domains, FGD (Weng et al. ATC'23)"),
+      choice("colocation", {"none", "tidal"}, "none",
+             "tidal: inference holds what its demand needs and lends the rest to training (Lyra, EuroSys'23)"),
+      quantity("reclaim_time", dim<Seconds>(), "5 min", "tidal: notice a borrowing training job gets to checkpoint and leave", 0, false),
+      quantity("inference_interval", dim<Seconds>(), "10 min", "inference demand and SLO evaluated this often; pool time-series step"),
+      section("training", training_stream_schema(), "training job stream"),
+      section("development", dev_stream_schema(), "development job stream"),
+      optional_table("inference", inference_schema(), "inference service groups (none by default)"),
+  });
+  return s;
+}
+
+}  // namespace fleetsim::config

@@ -1,0 +1,701 @@
+#include "sim/pool/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <queue>
+#include <set>
+#include <stdexcept>
+
+#include "sim/run/rng.hpp"
+
+namespace fleetsim::pool {
+namespace {
+
+constexpr double kInf = std::numeric_limits<double>::infinity();
+constexpr std::uint64_t kFailureStream = 1003, kRepairStream = 1004;
+
+enum class State : std::uint8_t { Pending, Queued, Running, Done };
+enum class Ev : std::uint8_t { Finish, NodeFail, NodeBack, InferenceTick, BackfillTick, ReclaimDue };
+
+struct Job {
+  JobSpec spec;
+  double remaining = 0.0;     // s of run time at the requested size
+  double run_start = 0.0, overhead = 0.0, end = kInf, first_start = -1.0;
+  int alloc = 0;              // whole GPUs held (0 for a shared-GPU job)
+  int node = -1;              // single-node jobs
+  int shared = -1;            // shared GPU id
+  std::vector<int> nodes;     // multi-node jobs
+  int service = -1;           // inference replicas: the service
+  std::uint32_t epoch = 0;
+  State state = State::Pending;
+  bool interrupted = false, reclaiming = false;
+};
+
+struct Event {
+  double t;
+  std::uint64_t seq;
+  Ev type;
+  int a;
+  std::uint32_t b;
+  bool operator>(const Event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+};
+
+struct Service {
+  const InferenceGroup* group = nullptr;
+  std::vector<int> replicas;  // running or queued replica job ids
+  int running = 0, needed = 0;
+};
+
+class Sim {
+ public:
+  Sim(const PoolInputs& in, int rep)
+      : in_(in), s_(in.spec), nodes_(in.topology), g_(in.topology.gpus_per_node), rep_(rep),
+        fail_rng_(in.seed, static_cast<std::uint64_t>(rep), kFailureStream),
+        repair_rng_(in.seed, static_cast<std::uint64_t>(rep), kRepairStream) {}
+
+  PoolReplication run();
+
+ private:
+  // --- events and time ---
+  void push(double t, Ev type, int a = 0, std::uint32_t b = 0) { heap_.push({t, seq_++, type, a, b}); }
+  void advance(double t);
+  // --- jobs ---
+  int queue_key_priority(const Job& j) const {
+    return s_.policy == QueuePolicy::Priority ? -static_cast<int>(j.spec.priority) : 0;
+  }
+  void enqueue(int id);
+  bool try_start(int id);
+  bool place(Job& j, int gpus);
+  void release(Job& j);
+  void start(int id, int gpus);
+  void finish(int id);
+  void interrupt(int id, Loss cause, bool graceful);
+  void schedule();
+  void backfill();
+  bool preempt_for(int gpus, int priority_below, bool inference);
+  // --- inference ---
+  void inference_tick();
+  void set_needed(Service& sv, int needed);
+  void add_replica(int service);
+  void remove_replica(int service);
+  void update_short(Service& sv, int delta_running);
+  // --- failures ---
+  void node_fail(int node);
+  void node_back(int node);
+  void schedule_failure(int node);
+  // --- accounting ---
+  int choose_node(int gpus) const;
+  void note_head();
+
+  const PoolInputs& in_;
+  const PoolSpec& s_;
+  PoolNodes nodes_;
+  const int g_;
+  const int rep_;
+  run::Rng fail_rng_, repair_rng_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> heap_;
+  std::uint64_t seq_ = 0;
+  double now_ = 0.0, horizon_ = 0.0, warmup_ = 0.0;
+  std::vector<Job> jobs_;
+  size_t next_arrival_ = 0, n_stream_ = 0;
+  std::set<std::tuple<int, double, int>> queue_;  // (priority key, submit, id)
+  std::set<int> inference_queue_;                 // replica ids, oldest first
+  std::set<std::pair<double, int>> running_;      // (expected end, id) of training/dev jobs
+  std::vector<std::vector<int>> node_jobs_;
+  std::vector<Service> services_;
+  std::vector<double> p_single_;
+  std::vector<std::uint8_t> node_state_;          // 0 schedulable, 1 down, 2 spare
+  int spares_idle_ = 0, down_nodes_ = 0;
+  double train_gpus_ = 0, dev_eighths_ = 0, infer_used_ = 0, infer_held_ = 0;
+  int short_services_ = 0;
+  double frag_gpus_ = 0;       // free GPUs unusable by the blocked head (0 when not blocked)
+  double queued_gpus_ = 0;
+  double reclaiming_gpus_ = 0;
+  int victim_cursor_ = 0;
+  // A search for preemption victims that found none is not repeated before this time (it scans
+  // nodes; every event would otherwise repeat it while nothing changed).
+  double next_inference_preempt_ = 0.0, next_training_preempt_ = 0.0;
+  double next_sample_ = 0;
+  PoolReplication out_;
+  double slo_ok_ = 0, slo_total_ = 0;
+};
+
+void Sim::advance(double t) {
+  t = std::min(t, horizon_);
+  if (t <= warmup_) {
+    now_ = std::max(now_, t);
+    return;
+  }
+  const double dt = t - std::max(now_, warmup_);
+  if (dt <= 0) return;
+  const double h = dt / 3600.0;
+  const double free = static_cast<double>(nodes_.free_whole_gpus()) + nodes_.free_shared_eighths() / 8.0;
+  out_.allocated_gpu_hours[0] += train_gpus_ * h;
+  out_.allocated_gpu_hours[1] += dev_eighths_ / 8.0 * h;
+  out_.allocated_gpu_hours[2] += infer_used_ * h;
+  auto& L = out_.lost_gpu_hours;
+  L[static_cast<int>(Loss::Fragmentation)] += frag_gpus_ * h;
+  L[static_cast<int>(Loss::Idle)] += (free - frag_gpus_) * h;
+  L[static_cast<int>(Loss::InferenceIdle)] += (infer_held_ - infer_used_) * h;
+  L[static_cast<int>(Loss::Failures)] += static_cast<double>(down_nodes_) * g_ * h;
+  L[static_cast<int>(Loss::Spares)] += static_cast<double>(spares_idle_) * g_ * h;
+  slo_ok_ += static_cast<double>(services_.size() - short_services_) * dt;
+  slo_total_ += static_cast<double>(services_.size()) * dt;
+  now_ = t;
+}
+
+int Sim::choose_node(int gpus) const {
+  switch (s_.placement) {
+    // Topology: small jobs packed from the low end of the node order, so that high-numbered
+    // leaves and pods stay whole for gangs (the leftmost node that holds the job).
+    case PlacementPolicy::FirstFit:
+    case PlacementPolicy::Topology: return nodes_.first_fit(gpus);
+    case PlacementPolicy::BestFit: return nodes_.best_fit(gpus);
+    case PlacementPolicy::FragmentationAware: return nodes_.fragmentation_aware(gpus, p_single_);
+  }
+  return -1;
+}
+
+bool Sim::place(Job& j, int gpus) {
+  if (j.spec.eighths > 0) {
+    int id = nodes_.best_shared(j.spec.eighths);
+    if (id < 0) {
+      const int node = choose_node(1);
+      if (node < 0) return false;
+      id = nodes_.open_shared(node);
+    }
+    nodes_.use_shared(id, j.spec.eighths);
+    j.shared = id;
+    j.node = nodes_.shared_node(id);
+    node_jobs_[j.node].push_back(static_cast<int>(&j - jobs_.data()));
+    return true;
+  }
+  if (gpus > nodes_.free_whole_gpus()) return false;
+  const int id = static_cast<int>(&j - jobs_.data());
+  if (gpus <= g_) {
+    const int node = choose_node(gpus);
+    if (node < 0) return false;
+    nodes_.take(node, gpus);
+    j.node = node;
+    node_jobs_[node].push_back(id);
+  } else {
+    const int n = gpus / g_;
+    j.nodes.clear();
+    const bool ok = s_.placement == PlacementPolicy::FirstFit || s_.placement == PlacementPolicy::BestFit
+                        ? nodes_.take_nodes_first_fit(n, j.nodes)
+                        : nodes_.take_nodes_topology(n, j.nodes);
+    if (!ok) return false;
+    for (int node : j.nodes) node_jobs_[node].push_back(id);
+    // Compactness: the fewest leaves n nodes can occupy.
+    const int leaf = in_.topology.leaf_nodes;
+    std::vector<int> leaves;
+    for (int node : j.nodes) leaves.push_back(node / leaf);
+    std::sort(leaves.begin(), leaves.end());
+    const long distinct = std::unique(leaves.begin(), leaves.end()) - leaves.begin();
+    ++out_.multi_node_jobs;
+    if (distinct <= (n + leaf - 1) / leaf) ++out_.compact_multi_node_jobs;
+  }
+  j.alloc = gpus;
+  return true;
+}
+
+void Sim::release(Job& j) {
+  const int id = static_cast<int>(&j - jobs_.data());
+  auto drop = [&](int node) {
+    auto& v = node_jobs_[node];
+    v.erase(std::find(v.begin(), v.end(), id));
+  };
+  if (j.shared >= 0) {
+    drop(j.node);
+    nodes_.release_shared(j.shared, j.spec.eighths);
+    j.shared = -1;
+  } else if (!j.nodes.empty()) {
+    for (int node : j.nodes) {
+      drop(node);
+      nodes_.give(node, g_);
+    }
+    j.nodes.clear();
+  } else if (j.node >= 0) {
+    drop(j.node);
+    nodes_.give(j.node, j.alloc);
+  }
+  j.node = -1;
+  if (j.reclaiming) {
+    reclaiming_gpus_ -= j.alloc;
+    j.reclaiming = false;
+  }
+  if (j.spec.cls == JobClass::Training) train_gpus_ -= j.alloc;
+  if (j.spec.cls == JobClass::Development) dev_eighths_ -= j.spec.eighths > 0 ? j.spec.eighths : 8 * j.alloc;
+  j.alloc = 0;
+  running_.erase({j.end, id});
+}
+
+void Sim::start(int id, int gpus) {
+  Job& j = jobs_[id];
+  j.state = State::Running;
+  j.run_start = now_;
+  if (j.first_start < 0) {
+    j.first_start = now_;
+    ++out_.started;
+    if (j.spec.submit >= warmup_)
+      out_.queue_delay_h[static_cast<int>(j.spec.cls)].push_back(static_cast<float>((now_ - j.spec.submit) / 3600.0));
+  }
+  if (j.spec.cls == JobClass::Inference) {
+    Service& sv = services_[j.service];
+    ++sv.running;
+    infer_held_ += gpus;
+    update_short(sv, +1);
+    return;
+  }
+  j.overhead = j.interrupted ? s_.training.restart_time_s : 0.0;
+  const double speed = j.spec.eighths > 0 ? 1.0 : static_cast<double>(gpus) / j.spec.gpus;
+  j.end = now_ + j.overhead + j.remaining / speed;
+  if (j.spec.cls == JobClass::Training) train_gpus_ += gpus;
+  else dev_eighths_ += j.spec.eighths > 0 ? j.spec.eighths : 8 * gpus;
+  running_.insert({j.end, id});
+  push(j.end, Ev::Finish, id, j.epoch);
+}
+
+bool Sim::try_start(int id) {
+  Job& j = jobs_[id];
+  int gpus = j.spec.gpus;
+  if (place(j, gpus)) {
+    start(id, j.spec.eighths > 0 ? 0 : gpus);
+    return true;
+  }
+  if (j.spec.elastic) {
+    // Elastic jobs start on what the pool has, down to their minimum (halving keeps whole nodes).
+    const int min_gpus = std::max(1, static_cast<int>(std::ceil(j.spec.gpus * s_.training.elastic_min_fraction)));
+    for (gpus = j.spec.gpus / 2; gpus >= min_gpus; gpus /= 2) {
+      if (gpus > g_ && gpus % g_ != 0) continue;
+      if (place(j, gpus)) {
+        start(id, gpus);
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+void Sim::enqueue(int id) {
+  Job& j = jobs_[id];
+  j.state = State::Queued;
+  if (j.spec.cls == JobClass::Inference) {
+    inference_queue_.insert(id);
+  } else {
+    queue_.insert({queue_key_priority(j), j.spec.submit, id});
+    queued_gpus_ += j.spec.gpus;
+  }
+}
+
+void Sim::finish(int id) {
+  Job& j = jobs_[id];
+  const int c = static_cast<int>(j.spec.cls);
+  out_.lost_gpu_hours[static_cast<int>(Loss::Restart)] += j.overhead * j.alloc / 3600.0;
+  release(j);
+  j.state = State::Done;
+  ++out_.finished;
+  if (j.spec.submit >= warmup_) out_.slowdown[c].push_back(static_cast<float>((now_ - j.spec.submit) / std::max(j.spec.duration, 1.0)));
+}
+
+// Stops a running job. Training keeps the progress up to its last checkpoint (all of it when
+// `graceful`: a reclaim gives notice to checkpoint); development jobs start over.
+void Sim::interrupt(int id, Loss cause, bool graceful) {
+  Job& j = jobs_[id];
+  if (j.spec.cls == JobClass::Inference) {
+    Service& sv = services_[j.service];
+    infer_held_ -= j.alloc;
+    --sv.running;
+    update_short(sv, -1);
+    release(j);
+    ++j.epoch;
+    enqueue(id);
+    return;
+  }
+  const double elapsed = now_ - j.run_start;
+  const double ran = std::max(0.0, elapsed - j.overhead);
+  const double held = j.spec.eighths > 0 ? j.spec.eighths / 8.0 : j.alloc;
+  const double speed = j.spec.eighths > 0 ? 1.0 : static_cast<double>(j.alloc) / j.spec.gpus;
+  double kept = 0.0;
+  if (j.spec.cls == JobClass::Training) {
+    const double ci = s_.training.checkpoint_interval_s;
+    kept = graceful ? ran : std::floor(ran / ci) * ci;
+  }
+  out_.lost_gpu_hours[static_cast<int>(cause)] += (ran - kept) * held / 3600.0;
+  out_.lost_gpu_hours[static_cast<int>(Loss::Restart)] += std::min(elapsed, j.overhead) * held / 3600.0;
+  j.remaining = std::max(0.0, j.remaining - kept * speed);
+  release(j);
+  ++j.epoch;
+  j.interrupted = true;
+  j.reclaiming = false;
+  j.end = kInf;
+  enqueue(id);
+}
+
+// Frees room for `gpus` by stopping running jobs below `priority_below` (training only): for a
+// single-node request, the jobs of one node that then holds the request; for a gang, the jobs
+// ending last until enough whole GPUs are free. Inference reclaims give notice (graceful, after
+// pool.reclaim_time); priority preemption stops at once and loses work since the checkpoint.
+bool Sim::preempt_for(int gpus, int priority_below, bool inference) {
+  auto eligible = [&](int id) {
+    const Job& v = jobs_[id];
+    return v.state == State::Running && v.spec.cls == JobClass::Training && v.spec.priority < priority_below &&
+           !v.reclaiming && now_ - v.run_start >= s_.min_runtime_before_preemption_s;
+  };
+  std::vector<int> victims;
+  if (gpus <= g_) {
+    const int n = in_.topology.nodes;
+    // Scan from a rotating cursor so repeated reclaims spread over the pool.
+    for (int k = 0, node = victim_cursor_ % n; k < n; ++k, node = (node + 1) % n) {
+      if (!nodes_.schedulable(node)) continue;
+      int room = nodes_.whole_free(node);
+      victims.clear();
+      for (int id : node_jobs_[node])
+        if (eligible(id)) {
+          victims.push_back(id);
+          room += jobs_[id].nodes.empty() ? jobs_[id].alloc : g_;
+        }
+      if (room >= gpus && !victims.empty()) {
+        victim_cursor_ = node + 1;
+        break;
+      }
+      victims.clear();
+    }
+  } else {
+    double room = static_cast<double>(nodes_.free_nodes()) * g_;
+    for (auto it = running_.rbegin(); it != running_.rend() && room < gpus; ++it)
+      if (eligible(it->second)) {
+        victims.push_back(it->second);
+        room += jobs_[it->second].alloc;
+      }
+    if (room < gpus) victims.clear();
+  }
+  if (victims.empty()) return false;
+  for (int id : victims) {
+    ++out_.preemptions;
+    if (inference && s_.reclaim_time_s > 0) {
+      jobs_[id].reclaiming = true;
+      reclaiming_gpus_ += jobs_[id].alloc;
+      ++out_.reclaims;
+      push(now_ + s_.reclaim_time_s, Ev::ReclaimDue, id, jobs_[id].epoch);
+    } else {
+      interrupt(id, Loss::PreemptionRollback, inference);
+    }
+  }
+  return true;
+}
+
+void Sim::note_head() {
+  frag_gpus_ = 0;
+  if (queue_.empty()) return;
+  const Job& head = jobs_[std::get<2>(*queue_.begin())];
+  const double need = head.spec.eighths > 0 ? head.spec.eighths / 8.0 : head.spec.gpus;
+  const double free = static_cast<double>(nodes_.free_whole_gpus()) + nodes_.free_shared_eighths() / 8.0;
+  if (free >= need) frag_gpus_ = free;
+}
+
+void Sim::schedule() {
+  // Inference replicas first: they hold the SLO. Reclaims are started only for the part of the
+  // waiting replicas' GPUs that reclaims already under way do not cover.
+  double waiting = 0;
+  for (auto it = inference_queue_.begin(); it != inference_queue_.end();) {
+    const int id = *it;
+    if (try_start(id)) {
+      it = inference_queue_.erase(it);
+      continue;
+    }
+    const bool may_reclaim = s_.colocation == Colocation::Tidal || (s_.policy == QueuePolicy::Priority && s_.preemption);
+    waiting += jobs_[id].spec.gpus;
+    if (may_reclaim && reclaiming_gpus_ < waiting && now_ >= next_inference_preempt_) {
+      if (!preempt_for(jobs_[id].spec.gpus, 2, true)) {
+        next_inference_preempt_ = now_ + s_.backfill_interval_s;
+      } else if (try_start(id)) {
+        it = inference_queue_.erase(it);
+        continue;
+      }
+    }
+    ++it;
+  }
+  while (!queue_.empty()) {
+    const int id = std::get<2>(*queue_.begin());
+    Job& j = jobs_[id];
+    bool ok = try_start(id);
+    if (!ok && s_.policy == QueuePolicy::Priority && s_.preemption && j.spec.priority > 0 &&
+        now_ >= next_training_preempt_) {
+      if (preempt_for(j.spec.gpus, j.spec.priority, false)) ok = try_start(id);
+      else next_training_preempt_ = now_ + s_.backfill_interval_s;
+    }
+    if (!ok) break;
+    queue_.erase(queue_.begin());
+    queued_gpus_ -= j.spec.gpus;
+  }
+  note_head();
+}
+
+// EASY backfill (Lifka 1995; Mu'alem & Feitelson 2001): the head gets a reservation at the
+// earliest time enough GPUs will be free (by count; run times are taken as known exactly); later
+// jobs may start now if they end before it or fit in the GPUs the head will not need.
+void Sim::backfill() {
+  if (queue_.size() < 2) return;
+  const Job& head = jobs_[std::get<2>(*queue_.begin())];
+  const double need = head.spec.gpus;
+  double free = static_cast<double>(nodes_.free_whole_gpus());
+  double shadow = kInf, extra = 0;
+  double acc = free;
+  for (const auto& [end, id] : running_) {
+    acc += jobs_[id].spec.eighths > 0 ? 0 : jobs_[id].alloc;
+    if (acc >= need) {
+      shadow = end;
+      extra = acc - need;
+      break;
+    }
+  }
+  int examined = 0;
+  for (auto it = std::next(queue_.begin()); it != queue_.end() && examined < s_.backfill_depth;) {
+    ++examined;
+    const int id = std::get<2>(*it);
+    Job& j = jobs_[id];
+    const double g = j.spec.eighths > 0 ? 0 : j.spec.gpus;
+    const double runtime = (j.interrupted ? s_.training.restart_time_s : 0.0) + j.remaining;
+    const bool ends_before = now_ + runtime <= shadow;
+    if ((ends_before || g <= extra) && g <= free && try_start(id)) {
+      if (!ends_before) extra -= j.alloc;
+      free = static_cast<double>(nodes_.free_whole_gpus());
+      queued_gpus_ -= j.spec.gpus;
+      it = queue_.erase(it);
+      continue;
+    }
+    ++it;
+  }
+  note_head();
+}
+
+// Keeps the count of services short of replicas and the GPUs of needed replicas current after
+// sv.running changed by `delta_running`.
+void Sim::update_short(Service& sv, int delta_running) {
+  const bool was_short = sv.running - delta_running < sv.needed;
+  const bool is_short = sv.running < sv.needed;
+  short_services_ += static_cast<int>(is_short) - static_cast<int>(was_short);
+  infer_used_ += static_cast<double>(std::min(sv.running, sv.needed) - std::min(sv.running - delta_running, sv.needed)) *
+                 sv.group->replica_gpus;
+}
+
+void Sim::set_needed(Service& sv, int needed) {
+  const bool was_short = sv.running < sv.needed;
+  infer_used_ -= static_cast<double>(std::min(sv.running, sv.needed)) * sv.group->replica_gpus;
+  sv.needed = needed;
+  infer_used_ += static_cast<double>(std::min(sv.running, sv.needed)) * sv.group->replica_gpus;
+  short_services_ += static_cast<int>(sv.running < sv.needed) - static_cast<int>(was_short);
+}
+
+void Sim::add_replica(int service) {
+  Job j;
+  j.spec.cls = JobClass::Inference;
+  j.spec.gpus = services_[service].group->replica_gpus;
+  j.spec.submit = now_;
+  j.spec.duration = kInf;
+  j.service = service;
+  jobs_.push_back(std::move(j));
+  const int id = static_cast<int>(jobs_.size()) - 1;
+  services_[service].replicas.push_back(id);
+  enqueue(id);
+}
+
+void Sim::remove_replica(int service) {
+  Service& sv = services_[service];
+  const int id = sv.replicas.back();
+  sv.replicas.pop_back();
+  Job& j = jobs_[id];
+  if (j.state == State::Running) {
+    infer_held_ -= j.alloc;
+    --sv.running;
+    update_short(sv, -1);
+    release(j);
+  } else {
+    inference_queue_.erase(id);
+  }
+  j.state = State::Done;
+}
+
+void Sim::inference_tick() {
+  const bool tidal = s_.colocation == Colocation::Tidal;
+  for (size_t i = 0; i < services_.size(); ++i) {
+    Service& sv = services_[i];
+    set_needed(sv, replicas_needed(*sv.group, now_));
+    // Without co-location a service holds its peak replicas; with tidal co-location it holds
+    // what the demand needs and lends the rest.
+    const int target = tidal ? sv.needed : sv.group->peak_replicas;
+    while (static_cast<int>(sv.replicas.size()) < target) add_replica(static_cast<int>(i));
+    while (static_cast<int>(sv.replicas.size()) > target) remove_replica(static_cast<int>(i));
+  }
+  if (!services_.empty() && now_ + s_.inference_interval_s < horizon_) push(now_ + s_.inference_interval_s, Ev::InferenceTick);
+}
+
+void Sim::schedule_failure(int node) {
+  if (in_.node_failure_rate <= 0) return;
+  const double t = now_ + fail_rng_.exponential(1.0 / in_.node_failure_rate);
+  if (t < horizon_) push(t, Ev::NodeFail, node);
+}
+
+void Sim::node_fail(int node) {
+  ++out_.node_failures;
+  const bool was_spare = node_state_[node] == 2;
+  if (was_spare) {
+    --spares_idle_;
+  } else {
+    const std::vector<int> victims = node_jobs_[node];
+    for (int id : victims)
+      if (jobs_[id].state == State::Running) interrupt(id, Loss::FailureRollback, false);
+    nodes_.set_schedulable(node, false);
+    if (spares_idle_ > 0) {
+      // A hot spare takes the failed node's place.
+      for (int k = 0; k < in_.topology.nodes; ++k)
+        if (node_state_[k] == 2) {
+          node_state_[k] = 0;
+          --spares_idle_;
+          nodes_.set_schedulable(k, true);
+          break;
+        }
+    }
+  }
+  node_state_[node] = 1;
+  ++down_nodes_;
+  const bool repair = fail_rng_.uniform() < in_.repair_share;
+  const double back = repair ? repair_rng_.lognormal(in_.repair_median_s, in_.repair_sigma) : s_.reset_time_s;
+  push(now_ + back, Ev::NodeBack, node);
+}
+
+void Sim::node_back(int node) {
+  --down_nodes_;
+  // A repaired node refills the spare set first.
+  if (spares_idle_ < s_.spare_nodes) {
+    node_state_[node] = 2;
+    ++spares_idle_;
+  } else {
+    node_state_[node] = 0;
+    nodes_.set_schedulable(node, true);
+  }
+  schedule_failure(node);
+}
+
+PoolReplication Sim::run() {
+  warmup_ = s_.warmup_s;
+  horizon_ = warmup_ + s_.duration_s;
+  next_sample_ = warmup_;
+  const int n = in_.topology.nodes;
+  node_jobs_.assign(n, {});
+  node_state_.assign(n, 0);
+  for (int k = 0; k < s_.spare_nodes && k < n; ++k) {
+    const int node = n - 1 - k;
+    node_state_[node] = 2;
+    nodes_.set_schedulable(node, false);
+    ++spares_idle_;
+  }
+  auto specs = generate_jobs(s_, g_, (n - s_.spare_nodes) * g_, horizon_, in_.seed, rep_, in_.file);
+  if (in_.run_job_gpus > 0) {
+    // The scenario's own training job: submitted first, high priority, running past the horizon.
+    JobSpec own;
+    own.gpus = in_.run_job_gpus;
+    own.duration = 1e3 * horizon_;
+    own.priority = 1;
+    specs.insert(specs.begin(), own);
+  }
+  p_single_ = single_node_request_shares(specs, g_);
+  jobs_.reserve(specs.size() + 4096);
+  for (const auto& sp : specs) {
+    Job j;
+    j.spec = sp;
+    j.remaining = sp.duration;
+    jobs_.push_back(std::move(j));
+  }
+  n_stream_ = jobs_.size();
+  out_.submitted = static_cast<long long>(n_stream_);
+  for (const auto& g : s_.inference)
+    for (int k = 0; k < g.services; ++k) services_.push_back({&g, {}, 0, 0});
+  for (int node = 0; node < n; ++node) schedule_failure(node);
+  if (!services_.empty()) push(0.0, Ev::InferenceTick);
+  if (s_.policy == QueuePolicy::Backfill) push(s_.backfill_interval_s, Ev::BackfillTick);
+
+  const double sample_dt = s_.inference_interval_s;
+  const double pool_gpus = static_cast<double>(n) * g_;
+  auto sample = [&] {
+    while (next_sample_ <= now_ && next_sample_ < horizon_) {
+      out_.t_h.push_back((next_sample_ - warmup_) / 3600.0);
+      const double a = (train_gpus_ + dev_eighths_ / 8.0 + infer_used_) / pool_gpus;
+      out_.alloc.push_back(a);
+      out_.alloc_training.push_back(train_gpus_ / pool_gpus);
+      out_.alloc_inference.push_back(infer_used_ / pool_gpus);
+      out_.alloc_dev.push_back(dev_eighths_ / 8.0 / pool_gpus);
+      out_.frag.push_back(frag_gpus_ / pool_gpus);
+      out_.queued_gpus.push_back(queued_gpus_);
+      next_sample_ += sample_dt;
+    }
+  };
+  while (true) {
+    const double t_arrival = next_arrival_ < n_stream_ ? jobs_[next_arrival_].spec.submit : kInf;
+    const double t_event = heap_.empty() ? kInf : heap_.top().t;
+    const double t = std::min(t_arrival, t_event);
+    if (t >= horizon_) break;
+    advance(t);
+    ++out_.events;
+    if (t_arrival <= t_event) {
+      enqueue(static_cast<int>(next_arrival_++));
+    } else {
+      const Event e = heap_.top();
+      heap_.pop();
+      switch (e.type) {
+        case Ev::Finish:
+          if (jobs_[e.a].state == State::Running && jobs_[e.a].epoch == e.b) finish(e.a);
+          break;
+        case Ev::ReclaimDue:
+          if (jobs_[e.a].state == State::Running && jobs_[e.a].epoch == e.b)
+            interrupt(e.a, Loss::PreemptionRollback, true);
+          break;
+        case Ev::NodeFail:
+          if (node_state_[e.a] != 1) node_fail(e.a);
+          break;
+        case Ev::NodeBack: node_back(e.a); break;
+        case Ev::InferenceTick: inference_tick(); break;
+        case Ev::BackfillTick:
+          backfill();
+          push(now_ + s_.backfill_interval_s, Ev::BackfillTick);
+          break;
+      }
+    }
+    schedule();
+    sample();
+  }
+  advance(horizon_);
+  sample();
+  out_.pool_gpu_hours = pool_gpus * s_.duration_s / 3600.0;
+  double alloc = 0;
+  for (double a : out_.allocated_gpu_hours) alloc += a;
+  out_.allocation_share = alloc / out_.pool_gpu_hours;
+  out_.fragmentation_share = out_.lost_gpu_hours[static_cast<int>(Loss::Fragmentation)] / out_.pool_gpu_hours;
+  out_.slo_attainment = slo_total_ > 0 ? slo_ok_ / slo_total_ : 1.0;
+  return std::move(out_);
+}
+
+}  // namespace
+
+const char* loss_key(Loss l) {
+  switch (l) {
+    case Loss::Idle: return "idle";
+    case Loss::Fragmentation: return "fragmentation";
+    case Loss::InferenceIdle: return "inference_idle";
+    case Loss::Failures: return "failures";
+    case Loss::Spares: return "spares";
+    case Loss::FailureRollback: return "failure_rollback";
+    case Loss::PreemptionRollback: return "preemption_rollback";
+    case Loss::Restart: return "restart";
+  }
+  return "?";
+}
+
+PoolReplication simulate_pool_replication(const PoolInputs& in, int replication) {
+  Sim sim(in, replication);
+  return sim.run();
+}
+
+}  // namespace fleetsim::pool

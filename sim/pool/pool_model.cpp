@@ -1,0 +1,213 @@
+#include "sim/pool/pool_model.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <thread>
+
+#include "sim/core/error.hpp"
+#include "sim/results/hdf5_writer.hpp"
+
+namespace fleetsim {
+
+const std::vector<MetricDef>& pool_metric_defs() {
+  static const std::vector<MetricDef> defs = {
+      {"allocation_share", "1", "share of the pool's GPU-hours allocated to jobs"},
+      {"fragmentation_share", "1", "share of GPU-hours free but unusable for the queue's head"},
+      {"slo_attainment", "1", "share of inference service-time with the replicas the SLO needs"},
+      {"queue_delay_hours.*", "h", "queueing delay, submit to first start (jobs)"},
+      {"slowdown.*", "1", "slowdown, (finish - submit) / run time (finished jobs)"},
+      {"gpu_hours_lost.*", "GPU-h", "pool GPU-hours lost"},
+      {"allocated_gpu_hours.*", "GPU-h", "GPU-hours allocated to a job class"},
+      {"preemptions", "count", "jobs preempted (priority preemption or inference reclaim)"},
+      {"node_failures", "count", "node failures"},
+      {"jobs_submitted", "count", "training and development jobs submitted"},
+      {"jobs_finished", "count", "jobs finished within the simulated span"},
+      {"topology_compact_share", "1", "multi-node jobs placed on the fewest leaves possible"},
+      {"events", "count", "simulation events handled"},
+      {"pool_gpus", "count", "GPUs in the pool"},
+      {"days", "d", "simulated span"},
+      {"resource_utilization_source", "", "where the pool factor of the waterfall comes from"},
+  };
+  return defs;
+}
+
+namespace pool {
+namespace {
+
+Stat over_reps(const PoolResult& r, double (*f)(const PoolReplication&)) {
+  std::vector<double> v;
+  for (const auto& rep : r.replications) v.push_back(f(rep));
+  return summarize(std::move(v));
+}
+
+// Mean and percentiles over jobs pooled from every replication (nth_element: 1M jobs).
+Stat over_jobs(const PoolResult& r, int cls, bool slowdown) {
+  std::vector<float> v;
+  for (const auto& rep : r.replications) {
+    const auto& src = slowdown ? rep.slowdown[cls] : rep.queue_delay_h[cls];
+    v.insert(v.end(), src.begin(), src.end());
+  }
+  Stat s;
+  if (v.empty()) return s;
+  double sum = 0;
+  for (float x : v) sum += x;
+  s.mean = sum / static_cast<double>(v.size());
+  auto q = [&](double p) {
+    const size_t k = static_cast<size_t>(std::floor(p * static_cast<double>(v.size() - 1)));
+    std::nth_element(v.begin(), v.begin() + static_cast<long>(k), v.end());
+    return static_cast<double>(v[k]);
+  };
+  s.p05 = q(0.05);
+  s.p95 = q(0.95);
+  return s;
+}
+
+}  // namespace
+
+long long PoolResult::events() const {
+  long long n = 0;
+  for (const auto& r : replications) n += r.events;
+  return n;
+}
+
+Stat PoolResult::allocation_share() const {
+  std::vector<double> v;
+  for (const auto& r : replications) v.push_back(r.allocation_share);
+  return summarize(std::move(v));
+}
+
+PoolInputs pool_inputs(const Scenario& s) {
+  if (!s.pool.enabled) throw ConfigError(s.file, "pool", "the scenario has no pool: section");
+  PoolInputs in;
+  in.spec = s.pool;
+  in.file = s.file;
+  in.seed = s.run.seed;
+  const int g = s.cluster.node.gpus_per_node;
+  const int pool_gpus = s.pool.gpus > 0 ? s.pool.gpus : s.cluster.gpus;
+  in.spec.gpus = pool_gpus;
+  in.run_job_gpus = s.pool.run_job ? s.cluster.gpus : 0;
+  in.topology = make_topology(pool_gpus, g, s.cluster.node.nvlink_domain_gpus, s.cluster.fabric.gpus_per_leaf,
+                              s.cluster.fabric.pod_gpus);
+  // Node failure process: the profile's rates per component, summed over one node's components.
+  double rate = 0.0, repair = 0.0;
+  for (const auto& c : s.failures.components) {
+    double per_node = 0.0;
+    switch (c.scope) {
+      case ComponentScope::Gpu: per_node = c.rate.si() * g; break;
+      case ComponentScope::Node: per_node = c.rate.si(); break;
+      case ComponentScope::Nic: per_node = c.rate.si() * s.cluster.node.nics_per_node; break;
+      default: break;  // switches, links and job-scope causes do not take a node out of the pool
+    }
+    rate += per_node;
+    if (c.needs_repair) repair += per_node;
+  }
+  rate *= s.failures.rate_scale;
+  repair *= s.failures.rate_scale;
+  in.node_failure_rate = s.pool.failures ? rate : 0.0;
+  in.repair_share = rate > 0 ? repair / rate : 1.0;
+  in.repair_median_s = s.failures.repair_median.si();
+  in.repair_sigma = s.failures.repair_sigma;
+  return in;
+}
+
+PoolResult simulate_pool(const Scenario& s, int threads) {
+  const PoolInputs in = pool_inputs(s);
+  PoolResult r;
+  r.topology = in.topology;
+  const int n = s.pool.replications;
+  r.replications.resize(n);
+  const auto t0 = std::chrono::steady_clock::now();
+  int workers = threads > 0 ? threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  workers = std::min(workers, n);
+  std::vector<std::thread> pool;
+  std::vector<std::exception_ptr> errors(workers);
+  for (int w = 0; w < workers; ++w)
+    pool.emplace_back([&, w] {
+      try {
+        for (int i = w; i < n; i += workers) r.replications[i] = simulate_pool_replication(in, i);
+      } catch (...) {
+        errors[w] = std::current_exception();
+      }
+    });
+  for (auto& t : pool) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  r.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+void add_pool_metrics(const PoolResult& r, Report& report) {
+  report.add("allocation_share", over_reps(r, [](const PoolReplication& p) { return p.allocation_share; }));
+  report.add("fragmentation_share", over_reps(r, [](const PoolReplication& p) { return p.fragmentation_share; }));
+  report.add("slo_attainment", over_reps(r, [](const PoolReplication& p) { return p.slo_attainment; }));
+  for (int c = 0; c < kJobClasses; ++c) {
+    const std::string k = class_key(static_cast<JobClass>(c));
+    report.add("queue_delay_hours." + k, over_jobs(r, c, false));
+    if (c != static_cast<int>(JobClass::Inference)) report.add("slowdown." + k, over_jobs(r, c, true));
+  }
+  for (int l = 0; l < kLosses; ++l) {
+    std::vector<double> v;
+    for (const auto& rep : r.replications) v.push_back(rep.lost_gpu_hours[l]);
+    report.add(std::string("gpu_hours_lost.") + loss_key(static_cast<Loss>(l)), summarize(v));
+  }
+  for (int c = 0; c < kJobClasses; ++c) {
+    std::vector<double> v;
+    for (const auto& rep : r.replications) v.push_back(rep.allocated_gpu_hours[c]);
+    report.add(std::string("allocated_gpu_hours.") + class_key(static_cast<JobClass>(c)), summarize(v));
+  }
+  report.add("preemptions", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.preemptions); }));
+  report.add("node_failures", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.node_failures); }));
+  report.add("jobs_submitted", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.submitted); }));
+  report.add("jobs_finished", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.finished); }));
+  report.add("topology_compact_share", over_reps(r, [](const PoolReplication& p) {
+               return p.multi_node_jobs > 0 ? static_cast<double>(p.compact_multi_node_jobs) / p.multi_node_jobs : 1.0;
+             }));
+  report.add("events", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.events); }));
+  report.add("pool_gpus", static_cast<double>(r.topology.nodes) * r.topology.gpus_per_node);
+  if (!r.replications.empty())
+    report.add("days", r.replications.front().t_h.size() > 0 ? r.replications.front().pool_gpu_hours /
+                                                                    (static_cast<double>(r.topology.nodes) * r.topology.gpus_per_node) / 24.0
+                                                              : 0.0);
+}
+
+void write_pool_results(const std::string& path, const Scenario& s, const PoolResult& r, const std::string& command) {
+  ResultsFile f(path);
+  f.write_meta({s.file, s.resolved_yaml, s.run.seed, s.pool.replications, command});
+  Report report;
+  report.set_prefix("pool.");
+  add_pool_metrics(r, report);
+  f.write_metrics(report);
+  std::vector<double> alloc, frag, slo;
+  std::vector<std::vector<double>> lost(kLosses);
+  for (const auto& rep : r.replications) {
+    alloc.push_back(rep.allocation_share);
+    frag.push_back(rep.fragmentation_share);
+    slo.push_back(rep.slo_attainment);
+    for (int l = 0; l < kLosses; ++l) lost[l].push_back(rep.lost_gpu_hours[l]);
+  }
+  std::vector<Column> reps = {
+      {"allocation_share", "1", "GPU-hours allocated / pool GPU-hours", alloc},
+      {"fragmentation_share", "1", "GPU-hours free but unusable for the queue's head / pool GPU-hours", frag},
+      {"slo_attainment", "1", "inference service-time meeting the SLO", slo},
+  };
+  for (int l = 0; l < kLosses; ++l)
+    reps.push_back({std::string("gpu_hours_lost_") + loss_key(static_cast<Loss>(l)), "GPU-h", "pool GPU-hours lost", lost[l]});
+  f.write_table("pool_replications", reps, "one row per pool replication");
+  if (!r.replications.empty()) {
+    const auto& p = r.replications.front();
+    f.write_table("pool_timeseries",
+                  {{"time_h", "h", "time since the start", p.t_h},
+                   {"allocation_share", "1", "allocated GPUs / pool GPUs", p.alloc},
+                   {"training_share", "1", "GPUs allocated to training / pool GPUs", p.alloc_training},
+                   {"inference_share", "1", "GPUs of needed inference replicas / pool GPUs", p.alloc_inference},
+                   {"development_share", "1", "GPUs allocated to development jobs / pool GPUs", p.alloc_dev},
+                   {"fragmentation_share", "1", "free GPUs unusable for the queue's head / pool GPUs", p.frag},
+                   {"queued_gpus", "count", "GPUs requested by queued jobs", p.queued_gpus}},
+                  "pool time series of replication 0, one row per pool.inference_interval");
+  }
+  f.commit();
+}
+
+}  // namespace pool
+}  // namespace fleetsim

@@ -1,0 +1,80 @@
+// Resolved inputs of the pool simulator (`pool:` section of a scenario): the pool's size, its job
+// streams (training, development, inference services) and the scheduler. Keys, units and defaults:
+// sim/config/pool_schema.cpp; what each does in the model: sim/pool/README.md.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace fleetsim {
+
+enum class QueuePolicy { Fifo, Backfill, Priority };
+enum class PlacementPolicy { FirstFit, BestFit, Topology, FragmentationAware };
+enum class Colocation { None, Tidal };
+
+// Gang-scheduled training jobs: Poisson arrivals modulated by a daily cycle, power-of-two sizes
+// (log-normal in log2 GPUs), log-normal durations (Helios, Philly, Acme: heavy-tailed run times).
+struct TrainingStream {
+  double arrival_rate = 0.0;        // jobs per second (daily mean)
+  double diurnal_peak_to_trough = 1.0;  // submission rate peak / trough over the day (Helios Venus: 7.5)
+  double peak_hour = 12.0;          // hour of day of the submission peak
+  double size_median_gpus = 1.0;    // median GPUs per job
+  double size_sigma_log2 = 0.0;     // sigma of log2(GPUs)
+  int max_gpus = 1;                 // largest job
+  double duration_median_s = 3600.0;  // run time at the requested size, median
+  double duration_sigma = 1.0;      // sigma of ln(run time)
+  double max_duration_s = 30 * 86400.0;
+  double high_priority_share = 0.0; // share of jobs at high priority (priority policy)
+  double elastic_share = 0.0;       // share of jobs that start on fewer GPUs when the pool is short
+  double elastic_min_fraction = 0.5;  // smallest size of an elastic job, share of its request
+  double checkpoint_interval_s = 3600.0;
+  double restart_time_s = 600.0;    // requeue + init + checkpoint load after a preemption or failure
+  std::string trace;                // CSV (submit_s, gpus, duration_s[, priority]) instead of the distribution
+};
+
+// Development and evaluation jobs: small, short, possibly a fraction of one GPU (GPU sharing).
+struct DevStream {
+  double arrival_rate = 0.0;        // jobs per second
+  double gpu_fraction = 0.5;        // GPUs per job: < 1 shares a GPU (in eighths), >= 1 whole GPUs
+  double duration_median_s = 1800.0;
+  double duration_sigma = 1.0;
+};
+
+// A group of identical inference services: replicas of `replica_gpus`, as many as the demand needs
+// to meet the SLO: needed(t) = ceil(peak_replicas x shape(t)), shape = daily cosine between
+// trough_ratio and 1, times weekend_ratio on Saturdays and Sundays.
+struct InferenceGroup {
+  std::string name;
+  int services = 1;
+  int replica_gpus = 8;
+  int peak_replicas = 1;            // replicas that hold the SLO at the daily peak
+  double trough_ratio = 0.3;        // demand at the daily trough / peak
+  double peak_hour = 14.0;
+  double weekend_ratio = 1.0;       // weekend demand / weekday demand
+};
+
+struct PoolSpec {
+  bool enabled = false;             // the scenario has a pool: section
+  int gpus = 0;                     // GPUs in the pool (0 = cluster.gpus)
+  int spare_nodes = 0;              // nodes held out as hot spares for failed ones
+  bool run_job = true;              // the scenario's own job (cluster.gpus) runs in the pool throughout
+  double duration_s = 30 * 86400.0;   // measured span, after the warm-up
+  double warmup_s = 0.0;              // simulated before measuring (the pool starts empty)
+  int replications = 3;
+  bool failures = true;             // the scenario's failure profile takes nodes out for repair
+  double reset_time_s = 600.0;      // a failure that needs no repair takes the node out this long
+  QueuePolicy policy = QueuePolicy::Backfill;
+  bool preemption = false;          // priority: a high-priority head preempts low-priority jobs
+  double min_runtime_before_preemption_s = 0.0;
+  int backfill_depth = 100;         // queued jobs examined per backfill pass (Slurm bf_max_job_test)
+  double backfill_interval_s = 60.0;  // time between backfill passes (Slurm bf_interval: 30 s)
+  PlacementPolicy placement = PlacementPolicy::BestFit;
+  Colocation colocation = Colocation::None;
+  double reclaim_time_s = 300.0;    // tidal: notice a borrowing training job gets before giving GPUs back
+  double inference_interval_s = 600.0;  // inference demand and SLO evaluated this often
+  TrainingStream training;
+  DevStream dev;
+  std::vector<InferenceGroup> inference;
+};
+
+}  // namespace fleetsim

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "sim/config/schema.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::config {
 namespace {
@@ -17,6 +18,11 @@ S make_schema(std::string name, std::string doc, std::vector<Field> fields) {
   s->doc = std::move(doc);
   s->fields = std::move(fields);
   return s;
+}
+
+Field with_max(Field f, double max) {
+  f.max = max;
+  return f;
 }
 
 Field with_default(Field f, std::string def) {
@@ -119,7 +125,7 @@ S failures_schema() {
       real("lemon_fraction", "0", "share of nodes with a higher hazard", 0, 1),
       real("lemon_multiplier", "1", "hazard multiplier of lemon nodes", 1),
       quantity("planned_rate_per_job", dim<PerSecond>(), "0 /d", "planned maintenance interruptions per job-day", 0, false),
-      real("rate_scale", "1", "multiplies every component rate (what-if knob)", 0, 1e6),
+      real("rate_scale", "1", "multiplies every component rate (what-if knob)", 0, limits::kMaxRateScale),
       quantity("repair_median", dim<Seconds>(), "2 h", "median repair time of a failed node (lognormal)"),
       real("repair_sigma", "1.2", "sigma of ln(repair time)", 0),
       quantity("fleet_age", dim<Seconds>(), "0 d",
@@ -183,7 +189,7 @@ S training_schema() {
 S cluster_schema() {
   return make_schema("cluster", "The hardware: GPUs, servers, fabric and cooling.", {
       preset("gpu", "gpus", "GPU preset or YAML file"),
-      integer("gpus", "", "GPUs in the job"),
+      integer("gpus", "", "GPUs in the job", 1, limits::kMaxGpus),
       preset("node", "nodes", "server preset or YAML file"),
       preset("fabric", "fabrics", "fabric preset or YAML file"),
       with_default(preset("cooling", "cooling", "cooling preset or YAML file"), "air-chiller"),
@@ -276,8 +282,8 @@ S facility_schema() {
 
 S run_schema() {
   return make_schema("run", "The simulated training run.", {
-      quantity("duration", dim<Seconds>(), "54 d", "simulated wall-clock span"),
-      integer("replications", "1", "independent Monte-Carlo replications"),
+      with_max(quantity("duration", dim<Seconds>(), "54 d", "simulated wall-clock span"), limits::kMaxRunSeconds),
+      integer("replications", "1", "independent Monte-Carlo replications", 1, limits::kMaxReplications),
       integer("seed", "1", "base random seed", 0),
   });
 }

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/files.hpp"
 
 namespace fleetsim::config {
 namespace {
@@ -60,24 +61,7 @@ std::string read_bounded(std::ifstream& in) {
 }  // namespace
 
 std::string file_problem(const std::string& path) {
-  namespace fs = std::filesystem;
-  if (path.empty()) return "is an empty path; expected a YAML file";
-  std::error_code ec;
-  const fs::file_status st = fs::status(path, ec);  // follows symbolic links
-  if (st.type() == fs::file_type::not_found || ec == std::errc::no_such_file_or_directory ||
-      ec == std::errc::not_a_directory)
-    return "does not exist";
-  if (ec == std::errc::filename_too_long)
-    return "is not a usable path (" + std::to_string(path.size()) + " characters): " + ec.message();
-  if (ec) return "cannot be read: " + ec.message();
-  if (fs::is_directory(st)) return "is a directory, expected a YAML file";
-  if (!fs::is_regular_file(st))
-    return "is not a regular file (a device, FIFO or socket, which may never end); expected a YAML file";
-  const auto size = fs::file_size(path, ec);
-  if (ec) return "cannot be read: " + ec.message();
-  if (size > kMaxFileBytes)
-    return "is " + std::to_string(size) + " bytes; scenario and preset files are limited to 4 MiB";
-  return "";
+  return fleetsim::file_problem(path, kMaxFileBytes, "a YAML file");
 }
 
 int line_of(const YAML::Node& node) {

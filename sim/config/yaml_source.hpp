@@ -10,7 +10,7 @@ namespace fleetsim::config {
 
 // Why `path` cannot be read as a scenario or preset file, or "" when it can: it must exist, be a
 // regular file (not a directory, device, FIFO or socket, which could block or never end), have a
-// name the system accepts, and be at most kMaxFileBytes long.
+// name the system accepts, and be at most kMaxFileBytes long (sim/core/files.hpp).
 std::string file_problem(const std::string& path);
 inline constexpr std::size_t kMaxFileBytes = 4 * 1024 * 1024;
 

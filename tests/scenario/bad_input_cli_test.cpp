@@ -98,6 +98,9 @@ TEST_CASE("a FIFO, a device or a directory is refused as scenario, extends targe
   check_bad_input(fleetsim("step --set failures=/dev/urandom"), "is not a regular file");
   check_bad_input(fleetsim("step /dev/zero"), "is not a regular file");
   check_bad_input(fleetsim("step " + dir.string()), "is a directory");
+  check_bad_input(fleetsim("run " + kQuick + " --set facility.site.hourly_csv=" + fifo.string()),
+                  "facility.site.hourly_csv: is not a regular file");
+  check_bad_input(fleetsim("run " + kQuick + " --set facility.site.hourly_csv=/dev/zero"), "is not a regular file");
   std::ofstream(dir / "child.yaml") << "extends: pipe.yaml\n";
   check_bad_input(fleetsim("step " + (dir / "child.yaml").string()), "is not a regular file");
   fs::remove_all(dir);

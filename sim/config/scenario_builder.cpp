@@ -292,7 +292,7 @@ void check_layout(Scenario& s, const std::string& file) {
       fail(P + "pipeline_layer_split", "has " + std::to_string(par.pipeline_layer_split.size()) +
                                            " entries; give one per pipeline stage (" + std::to_string(pp) +
                                            ") or one per virtual chunk (" + std::to_string(want) + ")");
-    int sum = std::accumulate(par.pipeline_layer_split.begin(), par.pipeline_layer_split.end(), 0);
+    const long long sum = std::accumulate(par.pipeline_layer_split.begin(), par.pipeline_layer_split.end(), 0LL);
     if (sum != m.num_layers)
       fail(P + "pipeline_layer_split", "sums to " + std::to_string(sum) + " layers; the model has " +
                                            std::to_string(m.num_layers));

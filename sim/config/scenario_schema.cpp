@@ -153,11 +153,13 @@ S workload_model_schema() {
 
 S parallel_schema() {
   return make_schema("parallel", "The parallel layout (Megatron-LM argument names).", {
-      integer("tensor_model_parallel_size", "1", "TP"),
-      integer("pipeline_model_parallel_size", "1", "PP"),
-      integer("virtual_pipeline_model_parallel_size", "1", "model chunks per pipeline rank (interleaved schedule)"),
-      integer("context_parallel_size", "1", "CP"),
-      integer("expert_model_parallel_size", "1", "EP"),
+      // Degrees at most the GPU limit, so products of three fit in 64 bits (layout_rules.cpp).
+      integer("tensor_model_parallel_size", "1", "TP", 1, limits::kMaxGpus),
+      integer("pipeline_model_parallel_size", "1", "PP", 1, limits::kMaxGpus),
+      integer("virtual_pipeline_model_parallel_size", "1", "model chunks per pipeline rank (interleaved schedule)", 1,
+              limits::kMaxGpus),
+      integer("context_parallel_size", "1", "CP", 1, limits::kMaxGpus),
+      integer("expert_model_parallel_size", "1", "EP", 1, limits::kMaxGpus),
       boolean("sequence_parallel", "false", "Megatron sequence parallelism inside TP"),
       choice("recompute_granularity", {"none", "selective", "full"}, "none", "activation recomputation"),
       boolean("use_distributed_optimizer", "false", "shard optimizer states over DP (ZeRO-1)"),

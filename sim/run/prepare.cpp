@@ -53,11 +53,12 @@ Prepared prepare(const RunInputs& in) {
   p.failures = build_failure_model(in);
   const CheckpointSpec& ck = in.checkpoint;
   p.plan = plan_checkpoints(ck, in.checkpoint_bytes, p.failures.mtti());
-  p.interval = std::max<Time>(1, derived_ticks(p.plan.interval, "checkpoint.interval", "the checkpoint interval"));
   p.stall = derived_ticks(p.plan.stall, "checkpoint.storage_bandwidth", "the checkpoint stall (write_time + size / bandwidth)");
   p.persist = derived_ticks(p.plan.persist, "checkpoint.storage_bandwidth", "the checkpoint persist (size / storage_bandwidth)");
   p.sync_stall = derived_ticks(p.plan.sync_stall, "checkpoint.storage_bandwidth", "a synchronous checkpoint (write_time + size / bandwidth)");
   derived_ticks(p.plan.load, "checkpoint.load_bandwidth", "the checkpoint load (size / load_bandwidth)");
+  // Last: a Daly interval is bounded below by the persist time, so a bandwidth problem is named first.
+  p.interval = std::max<Time>(1, derived_ticks(p.plan.interval, "checkpoint.interval", "the checkpoint interval"));
   const RecoverySpec& r = in.recovery;
   p.detect_crash = ticks(r.detect_crash);
   p.detect_hang = ticks(r.detect_hang);

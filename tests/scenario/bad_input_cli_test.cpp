@@ -30,7 +30,7 @@ struct Outcome {
 };
 
 // Runs the binary under `timeout` (a hang fails the test with 124 instead of blocking the suite).
-Outcome fleetsim(const std::string& args) {
+Outcome run_fleetsim(const std::string& args) {
   const std::string cmd = "timeout 60 " + fleetsim::testing::fleetsim_binary() + " " + args + " 2>&1";
   Outcome o;
   FILE* p = popen(cmd.c_str(), "r");
@@ -92,55 +92,55 @@ TEST_CASE("a FIFO, a device or a directory is refused as scenario, extends targe
   const fs::path dir = fresh_dir("fleetsim_fifo");
   const fs::path fifo = dir / "pipe.yaml";
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
-  check_bad_input(fleetsim("step " + fifo.string()), "is not a regular file");
-  check_bad_input(fleetsim("step --set cluster.gpu=" + fifo.string()), "is not a regular file");
-  check_bad_input(fleetsim("step --set cluster.gpu=/dev/zero"), "preset file '/dev/zero' is not a regular file");
-  check_bad_input(fleetsim("step --set failures=/dev/urandom"), "is not a regular file");
-  check_bad_input(fleetsim("step /dev/zero"), "is not a regular file");
-  check_bad_input(fleetsim("step " + dir.string()), "is a directory");
-  check_bad_input(fleetsim("run " + kQuick + " --set facility.site.hourly_csv=" + fifo.string()),
+  check_bad_input(run_fleetsim("step " + fifo.string()), "is not a regular file");
+  check_bad_input(run_fleetsim("step --set cluster.gpu=" + fifo.string()), "is not a regular file");
+  check_bad_input(run_fleetsim("step --set cluster.gpu=/dev/zero"), "preset file '/dev/zero' is not a regular file");
+  check_bad_input(run_fleetsim("step --set failures=/dev/urandom"), "is not a regular file");
+  check_bad_input(run_fleetsim("step /dev/zero"), "is not a regular file");
+  check_bad_input(run_fleetsim("step " + dir.string()), "is a directory");
+  check_bad_input(run_fleetsim("run " + kQuick + " --set facility.site.hourly_csv=" + fifo.string()),
                   "facility.site.hourly_csv: is not a regular file");
-  check_bad_input(fleetsim("run " + kQuick + " --set facility.site.hourly_csv=/dev/zero"), "is not a regular file");
+  check_bad_input(run_fleetsim("run " + kQuick + " --set facility.site.hourly_csv=/dev/zero"), "is not a regular file");
   std::ofstream(dir / "child.yaml") << "extends: pipe.yaml\n";
-  check_bad_input(fleetsim("step " + (dir / "child.yaml").string()), "is not a regular file");
+  check_bad_input(run_fleetsim("step " + (dir / "child.yaml").string()), "is not a regular file");
   fs::remove_all(dir);
 }
 
 TEST_CASE("a 300-character scenario or preset name is bad input, not an internal error", "[scenario]") {
   const std::string name(300, 'a');
-  check_bad_input(fleetsim("step " + name), "is not a usable path (300 characters): File name too long");
-  check_bad_input(fleetsim("step " + name + ".yaml"), "File name too long");
-  check_bad_input(fleetsim("step --set cluster.gpu=" + name), "unknown gpus preset");
-  check_bad_input(fleetsim("step --set cluster.gpu=" + name + "/x.yaml"), "File name too long");
+  check_bad_input(run_fleetsim("step " + name), "is not a usable path (300 characters): File name too long");
+  check_bad_input(run_fleetsim("step " + name + ".yaml"), "File name too long");
+  check_bad_input(run_fleetsim("step --set cluster.gpu=" + name), "unknown gpus preset");
+  check_bad_input(run_fleetsim("step --set cluster.gpu=" + name + "/x.yaml"), "File name too long");
 }
 
 TEST_CASE("issue 16's reproducers exit 2 at load with the limit in the message", "[scenario]") {
-  check_bad_input(fleetsim("run --set 'checkpoint.write_time=1e9 d' --replications 2"),
+  check_bad_input(run_fleetsim("run --set 'checkpoint.write_time=1e9 d' --replications 2"),
                   "checkpoint.write_time: must be <= 100 yr");
-  check_bad_input(fleetsim("run --set 'checkpoint.write_time=2e8 d' --replications 2"), "must be <= 100 yr");
-  check_bad_input(fleetsim("run --set 'run.duration=1e9 d'"), "run.duration: must be <= 7300 d");
-  check_bad_input(fleetsim("run --set 'run.duration=1e308 s'"), "run.duration: must be <= 7300 d");
-  check_bad_input(fleetsim("run --set 'facility.time_step=1e-6 s'"), "the limit is 1000000");
-  check_bad_input(fleetsim("run --set 'facility.time_step=1e12 d'"), "must be <= 100 yr");
-  check_bad_input(fleetsim("run --set run.replications=1000000000"), "run.replications: must be <= 100000");
-  check_bad_input(fleetsim("run --set recovery.spare_nodes=4294967296"), "must be <= 2147483647");
-  check_bad_input(fleetsim("step --set cluster.gpus=99999999999999999999"), "cluster.gpus: must be <= 1048576");
+  check_bad_input(run_fleetsim("run --set 'checkpoint.write_time=2e8 d' --replications 2"), "must be <= 100 yr");
+  check_bad_input(run_fleetsim("run --set 'run.duration=1e9 d'"), "run.duration: must be <= 7300 d");
+  check_bad_input(run_fleetsim("run --set 'run.duration=1e308 s'"), "run.duration: must be <= 7300 d");
+  check_bad_input(run_fleetsim("run --set 'facility.time_step=1e-6 s'"), "the limit is 1000000");
+  check_bad_input(run_fleetsim("run --set 'facility.time_step=1e12 d'"), "must be <= 100 yr");
+  check_bad_input(run_fleetsim("run --set run.replications=1000000000"), "run.replications: must be <= 100000");
+  check_bad_input(run_fleetsim("run --set recovery.spare_nodes=4294967296"), "must be <= 2147483647");
+  check_bad_input(run_fleetsim("step --set cluster.gpus=99999999999999999999"), "cluster.gpus: must be <= 1048576");
 }
 
 TEST_CASE("limits met while a run is prepared name the key: tiny bandwidths, huge failure rates", "[scenario]") {
-  check_bad_input(fleetsim("run " + kQuick + " --set 'checkpoint.storage_bandwidth=1e-300 B/s'"),
+  check_bad_input(run_fleetsim("run " + kQuick + " --set 'checkpoint.storage_bandwidth=1e-300 B/s'"),
                   "checkpoint.storage_bandwidth");
-  check_bad_input(fleetsim("run " + kQuick + " --set 'checkpoint.load_bandwidth=1e-300 B/s'"),
+  check_bad_input(run_fleetsim("run " + kQuick + " --set 'checkpoint.load_bandwidth=1e-300 B/s'"),
                   "checkpoint.load_bandwidth");
-  check_bad_input(fleetsim("run --set failures.rate_scale=10000"), "interruptions in one replication");
-  check_bad_input(fleetsim("run --set failures.rate_scale=100 --set run.replications=100000"),
+  check_bad_input(run_fleetsim("run --set failures.rate_scale=10000"), "interruptions in one replication");
+  check_bad_input(run_fleetsim("run --set failures.rate_scale=100 --set run.replications=100000"),
                   "interruptions over all replications");
-  check_bad_input(fleetsim("run " + kQuick + " --set 'recovery.init_base=90 yr' --set recovery.init_scaling_exponent=2 "
+  check_bad_input(run_fleetsim("run " + kQuick + " --set 'recovery.init_base=90 yr' --set recovery.init_scaling_exponent=2 "
                            "--set recovery.init_reference_gpus=1"), "recovery.init_base");
 }
 
 TEST_CASE("an output path that cannot be written is bad input", "[scenario]") {
-  check_bad_input(fleetsim("run " + kQuick + " -o /nonexistent-dir/out.h5"), "cannot create the results file");
+  check_bad_input(run_fleetsim("run " + kQuick + " -o /nonexistent-dir/out.h5"), "cannot create the results file");
 }
 
 TEST_CASE("run -o removes the temporary files of a killed run into the same place", "[scenario]") {
@@ -156,7 +156,7 @@ TEST_CASE("run -o removes the temporary files of a killed run into the same plac
   const fs::path live = dir / ("out.h5.tmp." + std::to_string(::getpid()));  // this test is alive
   std::ofstream(stale) << "partial";
   std::ofstream(live) << "being written";
-  auto o = fleetsim("run " + kQuick + " -o " + (dir / "out.h5").string());
+  auto o = run_fleetsim("run " + kQuick + " -o " + (dir / "out.h5").string());
   REQUIRE(o.code == 0);
   CHECK(fs::exists(dir / "out.h5"));
   CHECK_FALSE(fs::exists(stale));

@@ -1,7 +1,8 @@
 // fleetsim: the command line. Subcommands live in cmd_*.cpp; this file only maps errors to exit
-// codes: 0 success, 1 internal error, 2 bad input (scenario, layout, arguments).
+// codes: 0 success, 1 internal error, 2 bad input (scenario, layout, arguments, paths).
 #include <CLI/CLI.hpp>
 
+#include <filesystem>
 #include <iostream>
 
 #include "sim/app/command.hpp"
@@ -53,6 +54,10 @@ int main(int argc, char** argv) {
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const fleetsim::InfeasibleError& e) {
+    std::cerr << "error: " << e.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path given on the command line that cannot be used (an output folder, a sweep directory).
     std::cerr << "error: " << e.what() << "\n";
     return 2;
   } catch (const std::exception& e) {

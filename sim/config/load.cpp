@@ -15,11 +15,18 @@ namespace {
 
 constexpr int kMaxExtendsDepth = 16;
 
+bool exists(const std::string& path) {
+  std::error_code ec;  // a name the system refuses (too long, a bad component) does not exist
+  return fs::exists(path, ec);
+}
+
 std::string locate_scenario(const std::string& scenario) {
   if (scenario.empty()) return default_scenario_path();
-  if (fs::exists(scenario)) return scenario;
+  if (exists(scenario)) return scenario;
   for (const std::string& candidate : {scenarios_dir() + "/" + scenario, scenarios_dir() + "/" + scenario + ".yaml"})
-    if (fs::exists(candidate)) return candidate;
+    if (exists(candidate)) return candidate;
+  if (const std::string problem = file_problem(scenario); problem != "does not exist")
+    throw ConfigError(scenario, "", problem);
   auto names = list_scenarios();
   throw ConfigError(scenario, "", "no such scenario file; " + did_you_mean(scenario, names) +
                                       "shipped scenarios: " + join(names));
@@ -27,23 +34,29 @@ std::string locate_scenario(const std::string& scenario) {
 
 // Loads a file and everything it extends, each checked on its own (so errors name the right
 // file), then merged base-first.
-YAML::Node load_chain(Resolver& r, const std::string& path, std::set<std::string>& seen, int depth) {
-  std::string canonical = fs::weakly_canonical(path).string();
+// `text_doc`: the already parsed top document (load_scenario_text), or null to read `path`.
+YAML::Node load_chain(Resolver& r, const std::string& path, std::set<std::string>& seen, int depth,
+                      const YAML::Node* text_doc = nullptr) {
+  std::error_code ec;
+  std::string canonical = fs::weakly_canonical(path, ec).string();
+  if (ec) canonical = path;
   if (seen.count(canonical)) throw ConfigError(path, "extends", "extends itself (a cycle through " + canonical + ")");
   if (depth > kMaxExtendsDepth) throw ConfigError(path, "extends", "more than 16 levels of extends");
   seen.insert(canonical);
-  YAML::Node doc = read_yaml_file(path);
+  YAML::Node doc = text_doc ? *text_doc : read_yaml_file(path);
   YAML::Node base;
   if (YAML::Node ext = doc["extends"]; ext.IsDefined()) {
     if (!ext.IsScalar()) throw ConfigError(path, "extends", "expected a file name, got " + kind_of(ext), line_of(ext));
     fs::path target(ext.Scalar());
     if (target.is_relative()) target = fs::path(path).parent_path() / target;
-    if (!fs::exists(target)) {
+    if (!exists(target.string())) {
       // Allow naming a shipped scenario.
       fs::path shipped = fs::path(scenarios_dir()) / ext.Scalar();
-      if (fs::exists(shipped)) target = shipped;
-      else throw ConfigError(path, "extends", "file '" + target.string() + "' does not exist", line_of(ext));
+      if (exists(shipped.string())) target = shipped;
+      else throw ConfigError(path, "extends", "file '" + target.string() + "' " + file_problem(target.string()), line_of(ext));
     }
+    if (const std::string problem = file_problem(target.string()); !problem.empty())
+      throw ConfigError(path, "extends", "file '" + target.string() + "' " + problem, line_of(ext));
     base = load_chain(r, target.string(), seen, depth + 1);
     doc.remove("extends");
   }
@@ -80,11 +93,23 @@ YAML::Node override_tree(const std::string& set) {
 
 }  // namespace
 
+Scenario load_scenario_document(const std::string& path, const YAML::Node* doc, const std::vector<std::string>& sets);
+
 Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& sets) {
-  const std::string path = locate_scenario(scenario);
+  return load_scenario_document(locate_scenario(scenario), nullptr, sets);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& path, const std::vector<std::string>& sets) {
+  YAML::Node doc = parse_yaml_text(text, path);
+  if (!doc.IsMap())
+    throw ConfigError(path, "", "top level is " + kind_of(doc) + "; expected a mapping of keys", line_of(doc));
+  return load_scenario_document(path, &doc, sets);
+}
+
+Scenario load_scenario_document(const std::string& path, const YAML::Node* doc, const std::vector<std::string>& sets) {
   Resolver r;
   std::set<std::string> seen;
-  YAML::Node merged = load_chain(r, path, seen, 0);
+  YAML::Node merged = load_chain(r, path, seen, 0, doc);
   for (const auto& set : sets) {
     YAML::Node over = override_tree(set);
     r.check(over, *scenario_schema(), "", "--set " + set);
@@ -98,9 +123,7 @@ Scenario load_scenario(const std::string& scenario, const std::vector<std::strin
   } catch (const ConfigError& e) {
     if (sets.empty()) throw;
     // The offending value may have come from the command line: say so.
-    std::string msg = e.what();
-    msg = msg.substr(msg.find(": " + e.key() + ": ") + e.key().size() + 4);
-    throw ConfigError(e.file(), e.key(), msg + " (after --set " + join(sets, ", --set ") + ")");
+    throw ConfigError(e.file(), e.key(), e.message() + " (after --set " + join(sets, ", --set ") + ")");
   }
 }
 

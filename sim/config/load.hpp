@@ -14,6 +14,11 @@ namespace fleetsim::config {
 // file and parsed like YAML. Throws ConfigError naming file, key and what would be valid.
 Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& sets = {});
 
+// The same from the text of a scenario, as if read from `path` (which names it in messages and
+// anchors relative `extends:` and preset paths; it need not exist). For tests and fuzzing.
+Scenario load_scenario_text(const std::string& text, const std::string& path,
+                            const std::vector<std::string>& sets = {});
+
 // Where the catalog and scenarios live: fleetsim::home_dir() (sim/core/paths.hpp).
 std::string home_dir();
 std::string default_scenario_path();

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/core/checked.hpp"
 #include "sim/units/quantity.hpp"
 
 namespace fleetsim::config {
@@ -32,7 +33,8 @@ struct ParamSet {
 
   [[nodiscard]] const Param& at(const std::string& key) const;
   [[nodiscard]] double num(const std::string& key) const { return at(key).number; }
-  [[nodiscard]] int integer(const std::string& key) const { return static_cast<int>(at(key).number); }
+  // The resolver keeps integer keys within int (limits.hpp); checked all the same.
+  [[nodiscard]] int integer(const std::string& key) const { return checked_cast<int>(at(key).number, key); }
   [[nodiscard]] bool flag(const std::string& key) const { return at(key).flag; }
   [[nodiscard]] const std::string& text(const std::string& key) const { return at(key).text; }
   [[nodiscard]] const ParamSet& sub(const std::string& key) const { return *at(key).sub; }

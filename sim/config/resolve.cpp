@@ -1,10 +1,14 @@
 #include "sim/config/resolve.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <filesystem>
+#include <limits>
+#include <string_view>
 
 #include "sim/config/catalog.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/config/yaml_source.hpp"
 #include "sim/core/error.hpp"
 
@@ -32,8 +36,27 @@ size_t edit_distance(const std::string& a, const std::string& b) {
 
 std::string format_bound(double v) {
   char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", v);
+  if (std::fabs(v) < 1e15 && v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f", v);
+  else std::snprintf(buf, sizeof buf, "%g", v);
   return buf;
+}
+
+// A decimal integer (optionally with '+'). Values beyond what a long long holds come back as
+// +-infinity, so the range check refuses them with the limit in its message instead of wrapping.
+bool parse_integer(const std::string& s, double& out) {
+  std::string_view v = s;
+  if (!v.empty() && v.front() == '+') v.remove_prefix(1);
+  if (v.empty() || v.front() == '+' || (v.front() == '-' && s.front() == '+')) return false;
+  long long n = 0;
+  const auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
+  if (ptr != v.data() + v.size()) return false;
+  if (ec == std::errc::result_out_of_range) {
+    out = (v.front() == '-' ? -1.0 : 1.0) * std::numeric_limits<double>::infinity();
+    return true;
+  }
+  if (ec != std::errc()) return false;
+  out = static_cast<double>(n);
+  return true;
 }
 
 bool parse_bool(const std::string& s, bool& out) {
@@ -103,18 +126,19 @@ YAML::Node Resolver::clone(const YAML::Node& node) {
 std::string Resolver::find_preset(const std::string& kind, const std::string& name,
                                   const std::string& referer, const std::string& key) const {
   namespace fs = std::filesystem;
+  if (name.empty()) throw ConfigError(referer, key, "expected a " + kind + " preset name, got an empty one");
   bool looks_like_path = name.find('/') != std::string::npos ||
                          (name.size() > 5 && name.substr(name.size() - 5) == ".yaml");
   if (looks_like_path) {
     fs::path p(name);
     if (p.is_relative() && !referer.empty() && referer[0] != '-')
       p = fs::path(referer).parent_path() / p;
-    if (!fs::exists(p))
-      throw ConfigError(referer, key, "preset file '" + p.string() + "' does not exist");
+    if (const std::string problem = file_problem(p.string()); !problem.empty())
+      throw ConfigError(referer, key, "preset file '" + p.string() + "' " + problem);
     return p.string();
   }
   std::string file = preset_path(kind, name);
-  if (!fs::exists(file)) {
+  if (!file_problem(file).empty()) {
     auto names = list_presets(kind);
     throw ConfigError(referer, key, "unknown " + kind + " preset '" + name + "'; " +
                                         did_you_mean(name, names) + "available: " + join(names) +
@@ -195,13 +219,15 @@ Param Resolver::value(const YAML::Node& node, const Field& f, const std::string&
       throw ConfigError(file, path, "expected " + what + ", got " + kind_of(node), line);
     return node.Scalar();
   };
-  auto check_range = [&](double v, const std::string& shown) {
+  auto check_range = [&](double v, const std::string& shown, double max, const std::string& max_shown) {
     bool low = f.min_exclusive ? !(v > f.min) : v < f.min;
     if (low)
       throw ConfigError(file, path, "must be " + std::string(f.min_exclusive ? "> " : ">= ") +
                                         format_bound(f.min) + ", got " + shown, line);
-    if (v > f.max)
-      throw ConfigError(file, path, "must be <= " + format_bound(f.max) + ", got " + shown, line);
+    if (v > max) throw ConfigError(file, path, "must be <= " + max_shown + ", got " + shown, line);
+  };
+  auto check_range_plain = [&](double v, const std::string& shown) {
+    check_range(v, shown, f.max, format_bound(f.max));
   };
   switch (f.type) {
     case FieldType::Quantity: {
@@ -216,7 +242,11 @@ Param Resolver::value(const YAML::Node& node, const Field& f, const std::string&
         std::string alt = f.choices.empty() ? "" : " (or one of: " + join(f.choices) + ")";
         throw ConfigError(file, path, std::string(e.what()) + alt, line);
       }
-      check_range(p.number, "'" + s + "'");
+      if (f.dim == dim<Seconds>() && f.max > limits::kMaxTimeSeconds)
+        check_range(p.number, "'" + s + "'", limits::kMaxTimeSeconds,
+                    std::string(limits::kMaxTimeText) + " (fleetsim's limit for any time value)");
+      else
+        check_range(p.number, "'" + s + "'", f.max, units::format(f.max, f.dim));
       break;
     }
     case FieldType::Temperature: {
@@ -230,12 +260,9 @@ Param Resolver::value(const YAML::Node& node, const Field& f, const std::string&
     }
     case FieldType::Integer: {
       std::string s = need_scalar("an integer");
-      char* end = nullptr;
-      long long v = std::strtoll(s.c_str(), &end, 10);
-      if (s.empty() || *end != '\0')
-        throw ConfigError(file, path, "'" + s + "' is not an integer", line);
-      p.number = static_cast<double>(v);
-      check_range(p.number, s);
+      if (!parse_integer(s, p.number)) throw ConfigError(file, path, "'" + s + "' is not an integer", line);
+      const double max = std::min(f.max, static_cast<double>(limits::kMaxInteger));
+      check_range(p.number, s, max, format_bound(max));
       break;
     }
     case FieldType::Real: {
@@ -245,7 +272,7 @@ Param Resolver::value(const YAML::Node& node, const Field& f, const std::string&
       } catch (const units::UnitError&) {
         throw ConfigError(file, path, "'" + s + "' is not a plain number (a ratio such as 0.5 or 50 %)", line);
       }
-      check_range(p.number, s);
+      check_range_plain(p.number, s);
       break;
     }
     case FieldType::Bool: {
@@ -269,12 +296,13 @@ Param Resolver::value(const YAML::Node& node, const Field& f, const std::string&
         throw ConfigError(file, path, "expected a list of integers such as [7, 8, 8], got " + kind_of(node), line);
       for (const auto& item : node) {
         spend(file);
-        char* end = nullptr;
         const std::string s = item.IsScalar() ? item.Scalar() : "";
-        long long v = std::strtoll(s.c_str(), &end, 10);
-        if (s.empty() || *end != '\0' || v < 0)
+        double v = 0;
+        if (!parse_integer(s, v) || v < 0)
           throw ConfigError(file, path, "list item " + kind_of(item) + " is not a non-negative integer", line_of(item));
-        p.ints.push_back(v);
+        if (v > static_cast<double>(limits::kMaxInteger))
+          throw ConfigError(file, path, "list item " + s + " is larger than " + format_bound(limits::kMaxInteger), line_of(item));
+        p.ints.push_back(static_cast<long long>(v));
       }
       break;
     }

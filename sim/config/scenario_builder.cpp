@@ -1,9 +1,12 @@
 #include "sim/config/scenario_builder.hpp"
 
+#include <cstdio>
 #include <numeric>
 
 #include "sim/config/pool_config.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
+#include "sim/units/parse.hpp"
 #include "sim/workload/layout_rules.hpp"
 
 namespace fleetsim::config {
@@ -253,6 +256,26 @@ const std::string& origin_of(const ParamSet& section, const std::string& key, co
   return it->second.origin;
 }
 
+// Limits on derived sizes (sim/core/limits.hpp): the facility time series and the GPU pool.
+void check_work_limits(const Scenario& s, const ParamSet& p, const std::string& file) {
+  const ParamSet& fac = p.sub("facility");
+  // A token target may run up to the run model's 20-year horizon.
+  const double horizon = s.workload.training.train_tokens.si() > 0 ? limits::kMaxRunSeconds : s.run.duration.si();
+  const double steps = horizon / s.facility.time_step.si();
+  if (!(steps <= limits::kMaxFacilitySteps)) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "gives %.3g facility time steps over the run; the limit is 1000000: use a "
+                  "time_step of at least %s", steps, units::format(Seconds(horizon / limits::kMaxFacilitySteps)).c_str());
+    throw ConfigError(origin_of(fac, "time_step", file), "facility.time_step", buf);
+  }
+  const double pool = s.cluster.gpus / s.facility.resource_utilization;
+  if (!(pool <= static_cast<double>(limits::kMaxGpus) / 0.01)) {  // at most 100x the job's GPUs
+    throw ConfigError(origin_of(fac, "resource_utilization", file), "facility.resource_utilization",
+                      "implies a pool of " + std::to_string(pool) + " GPUs (gpus / resource_utilization); the limit is " +
+                          std::to_string(limits::kMaxGpus * 100) + " GPUs");
+  }
+}
+
 }  // namespace
 
 void check_layout(Scenario& s, const std::string& file) {
@@ -280,7 +303,7 @@ void check_layout(Scenario& s, const std::string& file) {
       fail(P + "pipeline_layer_split", "has " + std::to_string(par.pipeline_layer_split.size()) +
                                            " entries; give one per pipeline stage (" + std::to_string(pp) +
                                            ") or one per virtual chunk (" + std::to_string(want) + ")");
-    int sum = std::accumulate(par.pipeline_layer_split.begin(), par.pipeline_layer_split.end(), 0);
+    const long long sum = std::accumulate(par.pipeline_layer_split.begin(), par.pipeline_layer_split.end(), 0LL);
     if (sum != m.num_layers)
       fail(P + "pipeline_layer_split", "sums to " + std::to_string(sum) + " layers; the model has " +
                                            std::to_string(m.num_layers));
@@ -340,6 +363,7 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.tier = p.sub("step").text("tier") == "simgrid" ? StepTier::SimGrid : StepTier::Analytical;
   check_layout(s, origin_of(wl, "parallel", file));
   build_pool(p.sub("pool"), p.at("pool").origin != "default", s, origin_of(p, "pool", file));
+  check_work_limits(s, p, file);
   return s;
 }
 

@@ -6,6 +6,7 @@
 
 #include "sim/config/pool_config.hpp"
 #include "sim/config/schema.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::config {
 namespace {
@@ -18,6 +19,11 @@ S make_schema(std::string name, std::string doc, std::vector<Field> fields) {
   s->doc = std::move(doc);
   s->fields = std::move(fields);
   return s;
+}
+
+Field with_max(Field f, double max) {
+  f.max = max;
+  return f;
 }
 
 Field with_default(Field f, std::string def) {
@@ -121,7 +127,7 @@ S failures_schema() {
       real("lemon_fraction", "0", "share of nodes with a higher hazard", 0, 1),
       real("lemon_multiplier", "1", "hazard multiplier of lemon nodes", 1),
       quantity("planned_rate_per_job", dim<PerSecond>(), "0 /d", "planned maintenance interruptions per job-day", 0, false),
-      real("rate_scale", "1", "multiplies every component rate (what-if knob)", 0, 1e6),
+      real("rate_scale", "1", "multiplies every component rate (what-if knob)", 0, limits::kMaxRateScale),
       quantity("repair_median", dim<Seconds>(), "2 h", "median repair time of a failed node (lognormal)"),
       real("repair_sigma", "1.2", "sigma of ln(repair time)", 0),
       quantity("fleet_age", dim<Seconds>(), "0 d",
@@ -150,17 +156,19 @@ S workload_model_schema() {
 
 S parallel_schema() {
   return make_schema("parallel", "The parallel layout (Megatron-LM argument names).", {
-      integer("tensor_model_parallel_size", "1", "TP"),
-      integer("pipeline_model_parallel_size", "1", "PP"),
-      integer("virtual_pipeline_model_parallel_size", "1", "model chunks per pipeline rank (interleaved schedule)"),
+      // Degrees at most the GPU limit, so products of three fit in 64 bits (layout_rules.cpp).
+      integer("tensor_model_parallel_size", "1", "TP", 1, limits::kMaxGpus),
+      integer("pipeline_model_parallel_size", "1", "PP", 1, limits::kMaxGpus),
+      integer("virtual_pipeline_model_parallel_size", "1", "model chunks per pipeline rank (interleaved schedule)", 1,
+              limits::kMaxGpus),
       choice("pipeline_schedule", {"megatron", "llama3"}, "megatron",
              "interleaved schedule: megatron (Megatron-core; N in [PP, M], M a multiple of PP) or llama3 "
              "(arXiv:2407.21783 §3.3.2: N tunable in [1, M], any number of microbatches)"),
       integer("microbatch_group_size_per_vp_stage", "0",
               "N: contiguous microbatches per model chunk in the interleaved schedule (Megatron-core's "
               "argument; 0 = PP); smaller N holds fewer activations in flight", 0),
-      integer("context_parallel_size", "1", "CP"),
-      integer("expert_model_parallel_size", "1", "EP"),
+      integer("context_parallel_size", "1", "CP", 1, limits::kMaxGpus),
+      integer("expert_model_parallel_size", "1", "EP", 1, limits::kMaxGpus),
       boolean("sequence_parallel", "false", "Megatron sequence parallelism inside TP"),
       choice("recompute_granularity", {"none", "selective", "full"}, "none", "activation recomputation"),
       boolean("use_distributed_optimizer", "false", "shard optimizer states over DP (ZeRO-1)"),
@@ -215,7 +223,7 @@ S training_schema() {
 S cluster_schema() {
   return make_schema("cluster", "The hardware: GPUs, servers, fabric and cooling.", {
       preset("gpu", "gpus", "GPU preset or YAML file"),
-      integer("gpus", "", "GPUs in the job"),
+      integer("gpus", "", "GPUs in the job", 1, limits::kMaxGpus),
       preset("node", "nodes", "server preset or YAML file"),
       preset("fabric", "fabrics", "fabric preset or YAML file"),
       with_default(preset("cooling", "cooling", "cooling preset or YAML file"), "air-chiller"),
@@ -308,8 +316,8 @@ S facility_schema() {
 
 S run_schema() {
   return make_schema("run", "The simulated training run.", {
-      quantity("duration", dim<Seconds>(), "54 d", "simulated wall-clock span"),
-      integer("replications", "1", "independent Monte-Carlo replications"),
+      with_max(quantity("duration", dim<Seconds>(), "54 d", "simulated wall-clock span"), limits::kMaxRunSeconds),
+      integer("replications", "1", "independent Monte-Carlo replications", 1, limits::kMaxReplications),
       integer("seed", "1", "base random seed", 0),
   });
 }

@@ -1,15 +1,16 @@
 #include "sim/config/yaml_source.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include "sim/core/error.hpp"
+#include "sim/core/files.hpp"
 
 namespace fleetsim::config {
 namespace {
-
-constexpr size_t kMaxFileBytes = 4 * 1024 * 1024;
 
 // Returns the offset of the first byte that is not valid UTF-8 text (or a NUL), or npos.
 size_t first_non_text_byte(const std::string& s) {
@@ -38,7 +39,30 @@ bool has_content(const std::string& s) {
   return false;
 }
 
+// CRLF (Windows) line ends become LF, so no key or value carries a stray carriage return.
+std::string without_crlf(const std::string& text) {
+  if (text.find('\r') == std::string::npos) return text;
+  std::string out;
+  out.reserve(text.size());
+  for (size_t i = 0; i < text.size(); ++i)
+    if (!(text[i] == '\r' && i + 1 < text.size() && text[i + 1] == '\n')) out.push_back(text[i]);
+  return out;
+}
+
+// Reads at most kMaxFileBytes + 1 bytes, so a file that grows while being read cannot exhaust memory.
+std::string read_bounded(std::ifstream& in) {
+  std::string text;
+  char buf[65536];
+  while (text.size() <= kMaxFileBytes && in.read(buf, sizeof buf).gcount() > 0)
+    text.append(buf, static_cast<size_t>(in.gcount()));
+  return text;
+}
+
 }  // namespace
+
+std::string file_problem(const std::string& path) {
+  return fleetsim::file_problem(path, kMaxFileBytes, "a YAML file");
+}
 
 int line_of(const YAML::Node& node) {
   if (!node.IsDefined()) return 0;
@@ -53,31 +77,36 @@ std::string kind_of(const YAML::Node& node) {
   return "the scalar '" + node.Scalar() + "'";
 }
 
-YAML::Node parse_yaml_text(const std::string& text, const std::string& origin) {
-  if (size_t bad = first_non_text_byte(text); bad != std::string::npos)
-    throw ConfigError(origin, "", "contains non-text bytes at offset " + std::to_string(bad) +
-                                      "; a scenario must be UTF-8 text");
+YAML::Node parse_yaml_text(const std::string& raw, const std::string& origin) {
+  const std::string text = without_crlf(raw);
+  if (size_t bad = first_non_text_byte(text); bad != std::string::npos) {
+    const size_t line_start = bad == 0 ? std::string::npos : text.rfind('\n', bad - 1);
+    const size_t column = line_start == std::string::npos ? bad + 1 : bad - line_start;
+    const int line = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<long>(bad), '\n'));
+    char byte[8];
+    std::snprintf(byte, sizeof byte, "0x%02X", static_cast<unsigned char>(text[bad]));
+    throw ConfigError(origin, "", "byte " + std::string(byte) + " at column " + std::to_string(column) +
+                                      " is not UTF-8 text; a scenario must be UTF-8 text", line);
+  }
   try {
     return YAML::Load(text);
   } catch (const YAML::ParserException& e) {
     throw ConfigError(origin, "", "YAML syntax error: " + e.msg, e.mark.is_null() ? 0 : e.mark.line + 1);
+  } catch (const YAML::Exception& e) {
+    throw ConfigError(origin, "", "YAML error: " + e.msg, e.mark.is_null() ? 0 : e.mark.line + 1);
   }
 }
 
 YAML::Node read_yaml_file(const std::string& path, const std::string& referer, const std::string& key) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) {
-    if (referer.empty()) throw ConfigError(path, "", "no such file");
-    throw ConfigError(referer, key, "file '" + path + "' does not exist");
+  if (const std::string problem = file_problem(path); !problem.empty()) {
+    if (!referer.empty()) throw ConfigError(referer, key, "file '" + path + "' " + problem);
+    throw ConfigError(path, "", problem == "does not exist" ? "no such file" : problem);
   }
-  if (fs::is_directory(path, ec)) throw ConfigError(path, "", "is a directory, expected a YAML file");
-  auto size = fs::file_size(path, ec);
-  if (!ec && size > kMaxFileBytes)
-    throw ConfigError(path, "", "is " + std::to_string(size) + " bytes; scenario files are limited to 4 MiB");
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError(path, "", "cannot be read");
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const std::string text = read_bounded(in);
+  if (in.bad()) throw ConfigError(path, "", "cannot be read (I/O error)");
+  if (text.size() > kMaxFileBytes) throw ConfigError(path, "", "grew past 4 MiB while being read");
   if (!has_content(text)) throw ConfigError(path, "", "is empty; expected a YAML mapping of scenario keys");
   YAML::Node node = parse_yaml_text(text, path);
   if (!node.IsMap())

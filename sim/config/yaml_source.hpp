@@ -8,11 +8,18 @@
 
 namespace fleetsim::config {
 
+// Why `path` cannot be read as a scenario or preset file, or "" when it can: it must exist, be a
+// regular file (not a directory, device, FIFO or socket, which could block or never end), have a
+// name the system accepts, and be at most kMaxFileBytes long (sim/core/files.hpp).
+std::string file_problem(const std::string& path);
+inline constexpr std::size_t kMaxFileBytes = 4 * 1024 * 1024;
+
 // Reads and parses a file. `referer`/`key` name who asked for it (for "not found" messages).
 YAML::Node read_yaml_file(const std::string& path, const std::string& referer = "",
                           const std::string& key = "");
 
-// Parses text (a --set value or a test document). `origin` names it in messages.
+// Parses text (a --set value or a test document). `origin` names it in messages. CRLF line ends
+// are read as LF.
 YAML::Node parse_yaml_text(const std::string& text, const std::string& origin);
 
 // 1-based line of a node, or 0 when unknown.

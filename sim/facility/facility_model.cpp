@@ -5,6 +5,7 @@
 #include <memory>
 #include <stdexcept>
 
+#include "sim/core/checked.hpp"
 #include "sim/facility/cooling_model.hpp"
 #include "sim/facility/energy.hpp"
 #include "sim/facility/power_model.hpp"
@@ -61,7 +62,7 @@ double mean_arrhenius(const ClusterSpec& c, const FacilitySpec& f, Watts power, 
   const Celsius ref_junction =
       f.failure_reference_inlet_temperature + power * c.gpu.thermal_resistance;
   const Seconds dt = step_of(f);
-  const int n = std::max(1, static_cast<int>(std::ceil(horizon.si() / dt.si())));
+  const int n = std::max(1, checked_cast<int>(std::ceil(horizon.si() / dt.si()), "facility time steps"));
   double sum = 0.0, weight = 0.0;
   for (int k = 0; k < n; ++k) {
     const double len = std::min(dt.si(), std::max(horizon.si() - k * dt.si(), 0.0));
@@ -119,7 +120,7 @@ FacilityResult evaluate_facility(const FacilityInputs& in) {
   const double busy_share_default = busy / in.wall_clock;
 
   const Seconds dt = step_of(f);
-  const size_t n = static_cast<size_t>(std::ceil(in.wall_clock.si() / dt.si() - 1e-9));
+  const auto n = checked_cast<size_t>(std::ceil(in.wall_clock.si() / dt.si() - 1e-9), "facility time steps");
   if (!in.busy_share_by_step.empty() && in.busy_share_by_step.size() != n)
     throw std::invalid_argument("facility model: busy_share_by_step has " +
                                 std::to_string(in.busy_share_by_step.size()) +

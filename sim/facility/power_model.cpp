@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "sim/core/checked.hpp"
+
 namespace fleetsim::facility {
 
 Watts gpu_power(const GpuSpec& gpu, double activity, double exponent) {
@@ -42,7 +44,7 @@ NodePower node_nameplate_power(const ClusterSpec& c, const CoolingSpec& cooling)
 
 int switch_count(const FabricSpec& fabric, int gpus) {
   if (fabric.gpus_per_leaf <= 0 || gpus <= 0 || fabric.switch_radix <= 1) return 0;
-  auto ceil_div = [](double a, double b) { return static_cast<int>(std::ceil(a / b - 1e-9)); };
+  auto ceil_div = [](double a, double b) { return checked_cast<int>(std::ceil(a / b - 1e-9), "a switch count"); };
   const int leaves = ceil_div(gpus, fabric.gpus_per_leaf);
   if (fabric.tiers <= 1) return leaves;
   const double uplinks = leaves * (fabric.gpus_per_leaf / std::max(1.0, fabric.oversubscription));
@@ -63,7 +65,7 @@ ClusterPower cluster_power(const ClusterSpec& c, const FacilitySpec& f, Training
   const int gpn = std::max(1, c.node.gpus_per_node);
   const double job_nodes = static_cast<double>(c.gpus) / gpn;
   const double ru = std::clamp(f.resource_utilization, 1e-6, 1.0);
-  p.pool_gpus = static_cast<int>(std::lround(c.gpus / ru));
+  p.pool_gpus = checked_round<int>(c.gpus / ru, "the GPU pool (gpus / resource_utilization)");
   const double pool_nodes = static_cast<double>(p.pool_gpus) / gpn;
 
   p.gpu = gpu_training_power(c.gpu, f, phases);

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/core/files.hpp"
 
 namespace fleetsim::facility {
 namespace {
@@ -28,6 +29,9 @@ bool parse_double(const std::string& s, double& v) {
 }  // namespace
 
 std::vector<double> read_hourly_temperature_csv(const std::string& path) {
+  // 64 MiB holds decades of hourly rows; a FIFO or a device is never opened.
+  if (const std::string problem = file_problem(path, 64u << 20, "a CSV file"); !problem.empty())
+    throw ConfigError(path, "facility.site.hourly_csv", problem);
   std::ifstream in(path);
   if (!in) throw ConfigError(path, "facility.site.hourly_csv", "cannot open the file");
   std::vector<double> values;

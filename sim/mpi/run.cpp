@@ -18,7 +18,7 @@ namespace {
 
 // A field added to ReplicationResult must be added to put()/get() below as well, or the ranks
 // would silently drop it; this fails the build until it is (x86-64 layout).
-static_assert(sizeof(ReplicationResult) == 192, "ReplicationResult changed: serialize the new field in sim/mpi/run.cpp");
+static_assert(sizeof(ReplicationResult) == 216, "ReplicationResult changed: serialize the new field in sim/mpi/run.cpp");
 
 // Bytes of plain values, copied as they are (the same bits on every rank of one machine type).
 class Writer {
@@ -70,6 +70,8 @@ void put(Writer& w, const ReplicationResult& r) {
   w.put(r.productive_hours), w.put(r.compute_hours), w.put(r.stalled_hours), w.put(r.slow_hours);
   w.put(static_cast<unsigned long long>(r.events.size()));
   for (const auto& e : r.events) w.put(e.time.si()), w.put(static_cast<int>(e.kind)), w.put(e.cause), w.put(e.duration.si());
+  w.put(static_cast<unsigned long long>(r.timeline.size()));
+  for (const auto& t : r.timeline) w.put(t.start.si()), w.put(t.end.si()), w.put(t.state), w.put(t.cause);
 }
 
 void get(Reader& in, ReplicationResult& r) {
@@ -100,6 +102,14 @@ void get(Reader& in, ReplicationResult& r) {
     e.time = Seconds(t);
     e.kind = static_cast<EventKind>(kind);
     e.duration = Seconds(d);
+  }
+  in.get(n);
+  r.timeline.resize(n);
+  for (auto& t : r.timeline) {
+    double a = 0, b = 0;
+    in.get(a), in.get(b), in.get(t.state), in.get(t.cause);
+    t.start = Seconds(a);
+    t.end = Seconds(b);
   }
 }
 

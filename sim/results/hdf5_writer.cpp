@@ -1,13 +1,16 @@
 #include "sim/results/hdf5_writer.hpp"
 
 #include <H5Cpp.h>
+#include <signal.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
 
 #include "sim/core/build_info.hpp"
+#include "sim/core/error.hpp"
 
 namespace fleetsim {
 namespace {
@@ -70,6 +73,26 @@ void write_strings(H5::Group& g, const std::string& name, const std::vector<std:
   if (n) ds.write(ptrs.data(), type);
 }
 
+// Removes "PATH.tmp.PID" files left next to `path` by a run that was killed before it could
+// commit. A file whose process still exists is left alone: it may be a run writing right now.
+void remove_stale_temporaries(const std::string& path) {
+  namespace fs = std::filesystem;
+  const fs::path target(path);
+  const std::string prefix = target.filename().string() + ".tmp.";
+  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
+    const std::string digits = name.substr(prefix.size());
+    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
+    const pid_t pid = static_cast<pid_t>(std::stol(digits));
+    if (pid == ::getpid() || (::kill(pid, 0) == 0 || errno != ESRCH)) continue;
+    std::error_code rm;
+    fs::remove(it->path(), rm);
+  }
+}
+
 }  // namespace
 
 struct ResultsFile::Impl {
@@ -79,11 +102,14 @@ struct ResultsFile::Impl {
 
 ResultsFile::ResultsFile(std::string path) : path_(std::move(path)) {
   tmp_path_ = path_ + ".tmp." + std::to_string(::getpid());
+  remove_stale_temporaries(path_);
   H5::Exception::dontPrint();
   try {
     impl_ = std::make_unique<Impl>(tmp_path_);
   } catch (const H5::Exception& e) {
-    throw std::runtime_error("cannot create results file '" + path_ + "': " + e.getDetailMsg());
+    // A path the user gave that cannot be written (no such folder, no permission): bad input.
+    throw ConfigError(path_, "", "cannot create the results file here (" + e.getDetailMsg() +
+                                     "); check that the folder exists and is writable");
   }
 }
 

@@ -3,34 +3,76 @@
 // integrated throughput hook and the Weibull tables.
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <string>
 
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
+#include "sim/units/parse.hpp"
 #include "sim/run/run_engine.hpp"
 #include "sim/run/stragglers.hpp"
 
 namespace fleetsim::run {
+
+namespace {
+
+// A time derived from the scenario (a checkpoint's size over a bandwidth, a restart) must be
+// finite and within the limit of any scenario time, or the microsecond clock could overflow.
+Time derived_ticks(Seconds s, const std::string& key, const std::string& what) {
+  if (!(s.si() >= 0.0 && s.si() <= limits::kMaxTimeSeconds))
+    throw ConfigError("", key, what + " comes to " + units::format(s) + "; it must be finite and at most " +
+                                   limits::kMaxTimeText + " (check the bandwidths and sizes behind it)");
+  return ticks(s);
+}
+
+// Work is bounded: expected interruptions over all replications (limits.hpp).
+void check_expected_events(const RunInputs& in, const FailureModel& failures, double horizon_s) {
+  const double per_second = 1.0 / failures.mtti().si() + in.failures.planned_rate_per_job.si() +
+                            in.stragglers.fail_slow_rate_per_node.si() * (static_cast<double>(in.gpus) / in.gpus_per_node);
+  const double per_replication = per_second * horizon_s;
+  const double events = per_replication * in.run.replications;
+  char buf[64];
+  if (!(per_replication <= limits::kMaxEventsPerReplication)) {
+    std::snprintf(buf, sizeof buf, "%.3g", per_replication);
+    throw ConfigError("", "run.duration", std::string("expects ") + buf + " interruptions in one replication (duration x "
+                      "the failure, maintenance and fail-slow rates); the limit is 1e6: shorten run.duration or lower "
+                      "the rates (failures.rate_scale)");
+  }
+  if (!(events <= limits::kMaxExpectedEvents)) {
+    std::snprintf(buf, sizeof buf, "%.3g", events);
+    throw ConfigError("", "run.replications", std::string("expects ") + buf + " interruptions over all replications; "
+                      "the limit is 1e8, about a minute of work: lower run.replications, run.duration or "
+                      "failures.rate_scale");
+  }
+}
+
+}  // namespace
 
 Prepared prepare(const RunInputs& in) {
   Prepared p;
   p.failures = build_failure_model(in);
   const CheckpointSpec& ck = in.checkpoint;
   p.plan = plan_checkpoints(ck, in.checkpoint_bytes, p.failures.mtti());
-  p.interval = std::max<Time>(1, ticks(p.plan.interval));
-  p.stall = ticks(p.plan.stall);
-  p.persist = ticks(p.plan.persist);
-  p.sync_stall = ticks(p.plan.sync_stall);
+  p.stall = derived_ticks(p.plan.stall, "checkpoint.storage_bandwidth", "the checkpoint stall (write_time + size / bandwidth)");
+  p.persist = derived_ticks(p.plan.persist, "checkpoint.storage_bandwidth", "the checkpoint persist (size / storage_bandwidth)");
+  p.sync_stall = derived_ticks(p.plan.sync_stall, "checkpoint.storage_bandwidth", "a synchronous checkpoint (write_time + size / bandwidth)");
+  derived_ticks(p.plan.load, "checkpoint.load_bandwidth", "the checkpoint load (size / load_bandwidth)");
+  // Last: a Daly interval is bounded below by the persist time, so a bandwidth problem is named first.
+  p.interval = std::max<Time>(1, derived_ticks(p.plan.interval, "checkpoint.interval", "the checkpoint interval"));
   const RecoverySpec& r = in.recovery;
   p.detect_crash = ticks(r.detect_crash);
   p.detect_hang = ticks(r.detect_hang);
   p.diagnosis = ticks(r.diagnosis);
   p.resched_spare = ticks(r.reschedule_spare);
   p.resched_wait = ticks(r.reschedule_wait);
-  p.restart_full = ticks(init_time(r, in.gpus) + p.plan.load);
+  p.restart_full = derived_ticks(init_time(r, in.gpus) + p.plan.load, "recovery.init_base",
+                                 "a restart (init_base x (gpus / init_reference_gpus)^exponent + checkpoint load)");
   p.dp = std::max(1, in.data_parallel_size);
   p.replica_mode = r.policy == RestartPolicy::ReplicaRestart && p.dp > 1;
   // A replica restarts its own ranks and pulls its state (1/dp of the checkpoint) from its peers.
   const int replica_gpus = in.nodes_per_replica > 0 ? in.nodes_per_replica * in.gpus_per_node : in.gpus / p.dp;
-  p.restart_replica = ticks(init_time(r, std::max(1, replica_gpus)) + p.plan.load / static_cast<double>(p.dp));
+  p.restart_replica = derived_ticks(init_time(r, std::max(1, replica_gpus)) + p.plan.load / static_cast<double>(p.dp),
+                                    "recovery.init_base", "a replica restart (init + its share of the checkpoint load)");
   p.replica_reconfigure = ticks(r.replica_reconfigure);
   p.planned_downtime = ticks(r.planned_downtime);
   p.fail_slow_detect = ticks(in.stragglers.fail_slow_detect);
@@ -48,6 +90,11 @@ Prepared prepare(const RunInputs& in) {
   p.iteration_time_s = healthy.si();
   p.iter_rate = 1.0 / healthy.si();
   p.iter_rate_slow = 1.0 / slow.si();
+  // A token target runs about as long as its failure-free time (at most the 20-year horizon).
+  check_expected_events(in, p.failures,
+                        in.train_tokens > 0 && in.tokens_per_iteration > 0
+                            ? std::min(20 * 365 * 86400.0, in.train_tokens / in.tokens_per_iteration * healthy.si())
+                            : in.run.duration.si());
   if (in.throughput_factor) {
     // Integrate the hook over the run (or, for a token target, over 10x the failure-free time).
     double horizon = in.run.duration.si();

@@ -14,6 +14,7 @@
 #include <queue>
 #include <vector>
 
+#include "sim/core/checked.hpp"
 #include "sim/run/rng.hpp"
 #include "sim/run/specs.hpp"
 #include "sim/units/quantity.hpp"
@@ -22,7 +23,9 @@ namespace fleetsim::run {
 
 using Time = std::int64_t;  // microseconds from the run start
 inline constexpr double kTicksPerSecond = 1e6;
-inline Time ticks(Seconds s) { return static_cast<Time>(std::llround(s.si() * kTicksPerSecond)); }
+// Checked: a time beyond int64 microseconds (292,000 years) once wrapped negative and became an
+// index. Scenario times are limited to 100 years at load (sim/config/limits.hpp).
+inline Time ticks(Seconds s) { return checked_round<Time>(s.si() * kTicksPerSecond, "a run-model time in microseconds"); }
 inline double seconds_of(Time t) { return static_cast<double>(t) / kTicksPerSecond; }
 
 // Launch + communicator init at `gpus`: init_base (gpus / reference)^exponent. MegaScale reports

@@ -124,6 +124,7 @@ class Replication {
     if (!in_.throughput_factor) return t;
     const auto& g = p_.hook_integral;
     const double h = Prepared::kHookStep;
+    if (!(t > 0.0)) return 0.0;  // times are never negative; never index with one
     const double cells = t / h;
     const size_t last = g.empty() ? 0 : g.size() - 1;
     if (cells < static_cast<double>(last)) {
@@ -144,8 +145,11 @@ class Replication {
   }
   // First time after a at which factor_integral(a, .) * r reaches `need` (need > 0, r > 0).
   [[nodiscard]] Time solve_work(Time a, Time b, double need, double r) const {
-    if (!in_.throughput_factor)
-      return std::min(b, a + std::max<Time>(0, static_cast<Time>(std::ceil(need / r * kTicksPerSecond))));
+    if (!in_.throughput_factor) {
+      const double dt = std::ceil(need / r * kTicksPerSecond);
+      if (!(dt < static_cast<double>(b - a))) return b;  // also when dt is not finite
+      return a + std::max<Time>(0, static_cast<Time>(dt));
+    }
     const double target = hook_integral(seconds_of(a)) + need / r;
     Time lo = a, hi = b;  // the integral is nondecreasing: bisect on microseconds
     while (hi - lo > 1) {

@@ -1,9 +1,12 @@
 #include "sim/sweep/runner.hpp"
 
 #include <fcntl.h>
-#include <spawn.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
 
 #include <atomic>
 #include <chrono>
@@ -36,6 +39,51 @@ void remove_stale_temporaries(const fs::path& dir) {
     if (name.find(".h5.tmp.") != std::string::npos || name.find(".stderr.tmp") != std::string::npos)
       fs::remove(e.path(), ec);
   }
+}
+
+// Starts `argv` with stdin and stdout on /dev/null and stderr into `err_path`; returns the pid, or
+// -1 with `error` set (errno of the failed open, fork or exec). The child asks the kernel to kill
+// it when the thread that started it dies (PR_SET_PDEATHSIG): a killed sweep must not leave its
+// runs working and racing the rerun. That thread waits for the child, so it normally outlives it.
+// Between fork and exec only async-signal-safe calls (the parent may have other threads).
+pid_t spawn_child(const std::string& binary, std::vector<char*>& argv, const std::string& err_path, int& error) {
+  const int in = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const int out = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  const int err = ::open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int report[2] = {-1, -1};  // the child writes its exec errno here; closed by a successful exec
+  const bool ok = in >= 0 && out >= 0 && err >= 0 && ::pipe2(report, O_CLOEXEC) == 0;
+  error = ok ? 0 : errno;
+  const pid_t parent = ::getpid();
+  const pid_t pid = ok ? ::fork() : -1;
+  if (pid == 0) {
+    if (::prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || ::getppid() != parent) ::_exit(127);  // parent already gone
+    ::dup2(in, STDIN_FILENO);
+    ::dup2(out, STDOUT_FILENO);
+    ::dup2(err, STDERR_FILENO);
+    ::execve(binary.c_str(), argv.data(), environ);
+    const int e = errno;
+    [[maybe_unused]] const auto n = ::write(report[1], &e, sizeof e);
+    ::_exit(127);
+  }
+  if (ok && pid < 0) error = errno;
+  for (int fd : {in, out, err, report[1]})
+    if (fd >= 0) ::close(fd);
+  if (pid > 0) {
+    int e = 0;
+    ssize_t n;
+    while ((n = ::read(report[0], &e, sizeof e)) < 0 && errno == EINTR) {
+    }
+    if (n == static_cast<ssize_t>(sizeof e)) {  // exec failed: collect the child, report why
+      int status = 0;
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      error = e;
+      ::close(report[0]);
+      return -1;
+    }
+  }
+  if (report[0] >= 0) ::close(report[0]);
+  return pid;
 }
 
 void write_index_file(const fs::path& dir, const std::vector<std::string>& keys, const std::vector<PointRow>& rows) {
@@ -198,15 +246,13 @@ PointRunner process_runner(std::string binary, GridBase base) {
     argv.push_back(nullptr);
 
     const std::string err_path = output + ".stderr.tmp";
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    int rc = posix_spawn(&pid, binary.c_str(), &actions, nullptr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) return {false, "cannot start '" + binary + "': " + std::strerror(rc)};
+    int rc = 0;
+    const pid_t pid = spawn_child(binary, argv, err_path, rc);
+    if (pid < 0) {
+      std::error_code ec;
+      fs::remove(err_path, ec);
+      return {false, "cannot start '" + binary + "': " + std::strerror(rc)};
+    }
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }

@@ -103,6 +103,13 @@ double parse_number(std::string_view s, bool& ok) {
   return v;
 }
 
+// "1e308 d" is a finite number in a unit whose SI value is not.
+double finite_or_throw(double si, std::string_view text) {
+  if (!std::isfinite(si))
+    throw UnitError("'" + std::string(text) + "' is too large to represent (beyond 1.8e308 in SI units)");
+  return si;
+}
+
 }  // namespace
 
 DimInfo describe(const DimVec& d) {
@@ -156,7 +163,7 @@ ParsedQuantity parse_quantity(std::string_view text, bool token_suffixes) {
     if (!token_suffixes) break;
     if (unit == suffix || unit == std::string(suffix) + " tokens" ||
         unit == std::string(suffix) + " token")
-      return {number * mult, kTokens};
+      return {finite_or_throw(number * mult, text), kTokens};
   }
   if (unit == "%") return {number / 100.0, DimVec{}};
 
@@ -175,7 +182,7 @@ ParsedQuantity parse_quantity(std::string_view text, bool token_suffixes) {
   if (!good)
     throw UnitError("'" + std::string(unit) + "' is not a known unit (e.g. s, min, h, d, GiB, " +
                     "TB/s, Gb/s, TFLOP/s, W, kW, MWh, K/W, kg/kWh, USD/kWh, 15.6T)");
-  return {number * scale, dim};
+  return {finite_or_throw(number * scale, text), dim};
 }
 
 double parse_si(std::string_view text, const DimVec& expected) {

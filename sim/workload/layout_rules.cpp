@@ -95,7 +95,7 @@ std::optional<LayoutProblem> layout_problem(const ModelSpec& m, const LayoutShap
                                to_string(s.gpus_per_node) + " GPUs"};
     case LayoutRule::ChunksWithinLayers:
       return LayoutProblem{P + "pipeline_model_parallel_size",
-                           "PP x VPP = " + to_string(s.pp * s.vpp) + " pipeline chunks exceed the " +
+                           "PP x VPP = " + to_string(1LL * s.pp * s.vpp) + " pipeline chunks exceed the " +
                                to_string(m.num_layers) + " layers of the model"};
     case LayoutRule::InterleavingNeedsPipeline:
       return LayoutProblem{P + "virtual_pipeline_model_parallel_size",

@@ -1,0 +1,42 @@
+// Stated limits on what a scenario may ask for, checked at load (sim/config/resolve.cpp,
+// scenario_builder.cpp) and when a run is prepared (sim/run/prepare.cpp), so that no input can
+// wrap an integer, overflow the run model's microsecond clock, or ask for unbounded memory or work. Each limit is far above any real training run and is printed in the
+// message that refuses it.
+#pragma once
+
+#include <climits>
+
+namespace fleetsim::limits {
+
+// Every integer key is held in an int by the models.
+inline constexpr long long kMaxInteger = INT_MAX;
+
+// Any time value in a scenario (durations, intervals, ages): 100 years. The run model counts
+// microseconds in int64 (292,000 years), so sums of a few such times cannot overflow.
+inline constexpr double kMaxTimeSeconds = 100.0 * 365.0 * 86400.0;
+inline constexpr const char* kMaxTimeText = "100 yr";
+
+// run.duration: 20 years, the horizon the run model also uses for a token target.
+inline constexpr double kMaxRunSeconds = 20.0 * 365.0 * 86400.0;
+inline constexpr const char* kMaxRunText = "20 yr";
+
+// Replications of one run (1,000 of the default scenario take about a second).
+inline constexpr long long kMaxReplications = 100000;
+
+// GPUs in one job: 2^20, eight times the largest cluster fleetsim is validated at (131,072).
+inline constexpr long long kMaxGpus = 1 << 20;
+
+// Facility time series: run.duration / facility.time_step samples (54 d at 1 h is 1,296).
+inline constexpr double kMaxFacilitySteps = 1e6;
+
+// Expected interruptions (failures, planned maintenance, fail-slow events). Per replication: the
+// first replication logs each one (about 40 bytes) for the results file. Over all replications:
+// the run model simulates about 1.5 million per second on one core, so 1e8 is about a minute.
+// (131,072 GPUs for 90 days: about 10,000 per replication.)
+inline constexpr double kMaxEventsPerReplication = 1e6;
+inline constexpr double kMaxExpectedEvents = 1e8;
+
+// failures.rate_scale: the what-if multiplier on every component rate.
+inline constexpr double kMaxRateScale = 1e4;
+
+}  // namespace fleetsim::limits

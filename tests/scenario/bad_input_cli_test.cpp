@@ -1,0 +1,185 @@
+// The bad inputs of issue 16 that need the binary (FIFOs, devices, limits met while a run is
+// prepared) or processes (stale temporaries, a killed sweep): exit code 2 with a message naming
+// the file or key, never a hang, a crash or "internal error". The file-only cases are in
+// tests/config/bad/ (bad_scenarios_test.cpp).
+#include <catch2/catch.hpp>
+
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+
+#include "tests/test_paths.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Outcome {
+  int code = -1;
+  std::string out;  // stdout and stderr
+};
+
+// Runs the binary under `timeout` (a hang fails the test with 124 instead of blocking the suite).
+Outcome run_fleetsim(const std::string& args) {
+  const std::string cmd = "timeout 60 " + fleetsim::testing::fleetsim_binary() + " " + args + " 2>&1";
+  Outcome o;
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  std::array<char, 4096> buf{};
+  size_t n;
+  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
+  const int status = pclose(p);
+  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return o;
+}
+
+void check_bad_input(const Outcome& o, const std::string& expect) {
+  INFO("output: " << o.out);
+  CHECK(o.code == 2);
+  CHECK(o.out.find(expect) != std::string::npos);
+  CHECK(o.out.find("internal error") == std::string::npos);
+}
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / (name + "." + std::to_string(::getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+// Pids of processes whose command line contains `needle` (other than this test).
+std::vector<pid_t> processes_with(const std::string& needle) {
+  std::vector<pid_t> pids;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream in(e.path() / "cmdline", std::ios::binary);
+    std::string cmd((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    for (auto& c : cmd)
+      if (c == '\0') c = ' ';
+    if (cmd.find(needle) != std::string::npos && cmd.find(" run ") != std::string::npos)
+      pids.push_back(static_cast<pid_t>(std::stol(name)));
+  }
+  return pids;
+}
+
+template <class Pred>
+bool wait_for(Pred pred, double seconds) {
+  const auto end = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  while (std::chrono::steady_clock::now() < end) {
+    if (pred()) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
+  return pred();
+}
+
+const std::string kQuick = "--replications 2 --set run.duration=5d";
+
+}  // namespace
+
+TEST_CASE("a FIFO, a device or a directory is refused as scenario, extends target or preset, never read", "[scenario]") {
+  const fs::path dir = fresh_dir("fleetsim_fifo");
+  const fs::path fifo = dir / "pipe.yaml";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  check_bad_input(run_fleetsim("step " + fifo.string()), "is not a regular file");
+  check_bad_input(run_fleetsim("step --set cluster.gpu=" + fifo.string()), "is not a regular file");
+  check_bad_input(run_fleetsim("step --set cluster.gpu=/dev/zero"), "preset file '/dev/zero' is not a regular file");
+  check_bad_input(run_fleetsim("step --set failures=/dev/urandom"), "is not a regular file");
+  check_bad_input(run_fleetsim("step /dev/zero"), "is not a regular file");
+  check_bad_input(run_fleetsim("step " + dir.string()), "is a directory");
+  check_bad_input(run_fleetsim("run " + kQuick + " --set facility.site.hourly_csv=" + fifo.string()),
+                  "facility.site.hourly_csv: is not a regular file");
+  check_bad_input(run_fleetsim("run " + kQuick + " --set facility.site.hourly_csv=/dev/zero"), "is not a regular file");
+  std::ofstream(dir / "child.yaml") << "extends: pipe.yaml\n";
+  check_bad_input(run_fleetsim("step " + (dir / "child.yaml").string()), "is not a regular file");
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a 300-character scenario or preset name is bad input, not an internal error", "[scenario]") {
+  const std::string name(300, 'a');
+  check_bad_input(run_fleetsim("step " + name), "is not a usable path (300 characters): File name too long");
+  check_bad_input(run_fleetsim("step " + name + ".yaml"), "File name too long");
+  check_bad_input(run_fleetsim("step --set cluster.gpu=" + name), "unknown gpus preset");
+  check_bad_input(run_fleetsim("step --set cluster.gpu=" + name + "/x.yaml"), "File name too long");
+}
+
+TEST_CASE("issue 16's reproducers exit 2 at load with the limit in the message", "[scenario]") {
+  check_bad_input(run_fleetsim("run --set 'checkpoint.write_time=1e9 d' --replications 2"),
+                  "checkpoint.write_time: must be <= 100 yr");
+  check_bad_input(run_fleetsim("run --set 'checkpoint.write_time=2e8 d' --replications 2"), "must be <= 100 yr");
+  check_bad_input(run_fleetsim("run --set 'run.duration=1e9 d'"), "run.duration: must be <= 7300 d");
+  check_bad_input(run_fleetsim("run --set 'run.duration=1e308 s'"), "run.duration: must be <= 7300 d");
+  check_bad_input(run_fleetsim("run --set 'facility.time_step=1e-6 s'"), "the limit is 1000000");
+  check_bad_input(run_fleetsim("run --set 'facility.time_step=1e12 d'"), "must be <= 100 yr");
+  check_bad_input(run_fleetsim("run --set run.replications=1000000000"), "run.replications: must be <= 100000");
+  check_bad_input(run_fleetsim("run --set recovery.spare_nodes=4294967296"), "must be <= 2147483647");
+  check_bad_input(run_fleetsim("step --set cluster.gpus=99999999999999999999"), "cluster.gpus: must be <= 1048576");
+}
+
+TEST_CASE("limits met while a run is prepared name the key: tiny bandwidths, huge failure rates", "[scenario]") {
+  check_bad_input(run_fleetsim("run " + kQuick + " --set 'checkpoint.storage_bandwidth=1e-300 B/s'"),
+                  "checkpoint.storage_bandwidth");
+  check_bad_input(run_fleetsim("run " + kQuick + " --set 'checkpoint.load_bandwidth=1e-300 B/s'"),
+                  "checkpoint.load_bandwidth");
+  check_bad_input(run_fleetsim("run --set failures.rate_scale=10000"), "interruptions in one replication");
+  check_bad_input(run_fleetsim("run --set failures.rate_scale=100 --set run.replications=100000"),
+                  "interruptions over all replications");
+  check_bad_input(run_fleetsim("run " + kQuick + " --set 'recovery.init_base=90 yr' --set recovery.init_scaling_exponent=2 "
+                           "--set recovery.init_reference_gpus=1"), "recovery.init_base");
+}
+
+TEST_CASE("an output path that cannot be written is bad input", "[scenario]") {
+  check_bad_input(run_fleetsim("run " + kQuick + " -o /nonexistent-dir/out.h5"), "cannot create the results file");
+}
+
+TEST_CASE("run -o removes the temporary files of a killed run into the same place", "[scenario]") {
+  const fs::path dir = fresh_dir("fleetsim_stale");
+  // A pid that no longer exists: a shell that has exited.
+  FILE* p = popen("sh -c 'echo $$'", "r");
+  REQUIRE(p != nullptr);
+  char buf[32] = {};
+  REQUIRE(fgets(buf, sizeof buf, p) != nullptr);
+  pclose(p);
+  const std::string dead = std::string(buf).substr(0, std::string(buf).find('\n'));
+  const fs::path stale = dir / ("out.h5.tmp." + dead);
+  const fs::path live = dir / ("out.h5.tmp." + std::to_string(::getpid()));  // this test is alive
+  std::ofstream(stale) << "partial";
+  std::ofstream(live) << "being written";
+  auto o = run_fleetsim("run " + kQuick + " -o " + (dir / "out.h5").string());
+  REQUIRE(o.code == 0);
+  CHECK(fs::exists(dir / "out.h5"));
+  CHECK_FALSE(fs::exists(stale));
+  CHECK(fs::exists(live));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("killing a sweep's parent kills the runs it started", "[scenario]") {
+  const fs::path dir = fresh_dir("fleetsim_sweep_kill");
+  // Two points that take many seconds each; the parent is killed as soon as they have started.
+  const std::string cmd = "sh -c '" + fleetsim::testing::fleetsim_binary() +
+                          " sweep --vary run.seed=1,2 --jobs 2 --threads 1 --replications 20000 "
+                          "--set run.duration=200d -o " + dir.string() + " >/dev/null 2>&1 & echo $!'";
+  FILE* p = popen(cmd.c_str(), "r");
+  REQUIRE(p != nullptr);
+  char buf[32] = {};
+  REQUIRE(fgets(buf, sizeof buf, p) != nullptr);
+  pclose(p);
+  const pid_t parent = static_cast<pid_t>(std::stol(buf));
+  const bool started = wait_for([&] { return !processes_with(dir.string()).empty(); }, 30);
+  ::kill(parent, SIGKILL);
+  CHECK(started);
+  CHECK(wait_for([&] { return processes_with(dir.string()).empty(); }, 10));
+  for (pid_t left : processes_with(dir.string())) ::kill(left, SIGKILL);  // never leave them behind
+  fs::remove_all(dir);
+}

@@ -14,6 +14,7 @@ _TOP = {
     "forward": (BLUE, "forward"),
     "backward": (GREEN, "backward (incl. recompute)"),
     "bubble": ("#f2f2f2", "pipeline bubble"),
+    "overlap_contention": ("#b07aa1", "compute slowed by overlapped NCCL kernels"),
     "dp_exposed": (RED, "waiting for DP communication"),
     "optimizer": (PURPLE, "optimizer"),
     "idle": ("#dddddd", "idle until the slowest stage"),

@@ -8,7 +8,7 @@ from analysis import figures as F  # noqa: E402
 from analysis.iteration_gantt import iteration_gantt  # noqa: E402
 from analysis.results import load  # noqa: E402
 
-TOP = {"forward", "backward", "bubble", "dp_exposed", "optimizer", "idle"}
+TOP = {"forward", "backward", "bubble", "overlap_contention", "dp_exposed", "optimizer", "idle"}
 
 
 def test_the_schedule_covers_each_stage_for_the_iteration_time_and_draws(real_h5, tmp_path):

@@ -22,11 +22,11 @@ TEST_CASE("Llama 3's schedule fits the published 8K-GPU layout (TP 8, PP 16, DP 
   }
 }
 
-// KNOWN GAP: today -21.5% (24.2M GPU-hours: the iteration model's MFU is 49.6% against the
+// KNOWN GAP: today -15.2% (26.16M GPU-hours: the iteration model's MFU is 45.8% against the
 // published 41%, Table 4 row 2, test in step_published_test.cpp). The bound below is today's error;
 // the target is 10% (issue 12). What is missing is at scale (the 8-16 GPU NeMo rows are met):
 // DP communication that FP8/fast compute no longer hides, overlap costs (issue 12, part B).
-TEST_CASE("Llama 3 405B's 15.6T tokens on 16,384 H100 come within 22% of the model card's 30.84M GPU-hours (target 10%)",
+TEST_CASE("Llama 3 405B's 15.6T tokens on 16,384 H100 come within 17% of the model card's 30.84M GPU-hours (target 10%)",
           "[validation][run]") {
   // The default scenario (Table 4's 16K row, Table 5's failure rates, warm spares, async
   // checkpoints) run until 15.6T tokens are trained: GPU-hours = wall clock x GPUs, so the
@@ -45,5 +45,5 @@ TEST_CASE("Llama 3 405B's 15.6T tokens on 16,384 H100 come within 22% of the mod
   const double published = 30.84e6;
   std::printf("  15.6T tokens: MFU %.1f%%, ETTR %.3f, %.1f days, %.2fM GPU-hours (model card 30.84M, error %+.1f%%)\n",
               100 * r.step.mfu, ettr, days, gpu_hours / 1e6, 100 * (gpu_hours - published) / published);
-  CHECK(std::abs(gpu_hours - published) / published <= 0.22);
+  CHECK(std::abs(gpu_hours - published) / published <= 0.17);
 }

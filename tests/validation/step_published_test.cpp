@@ -74,15 +74,16 @@ TEST_CASE("Llama 3 Table 4: BF16 MFU within 3 points on 8K and 16K H100", "[vali
 // the model worse than this fails CI. (Loosened from 15% / 10% when the cross-entropy and
 // optimizer byte counts were corrected: the refit calibration improved, 6.7% -> 6.4% MAPE, and
 // moved these rows 2 points further from the published ones.)
-// Raised from 9 points (issue 12): the H100 BF16 GEMM ceiling is now the sourced MAMF measurement
-// (0.80, the unsourced 0.96 clock factor dropped) and the rows run Llama 3's own schedule with its
-// asynchronous p2p (§3.3.2). Both are sourced and both make the iteration faster: today's errors
-// are +10.2, +8.6 and -0.4 points; the target stays 3 points (the test above).
-TEST_CASE("Llama 3 Table 4 does not regress beyond 11 MFU points", "[validation]") {
+// Issue 12: the H100 BF16 GEMM ceiling is now the sourced MAMF measurement (0.80, the unsourced
+// 0.96 clock factor dropped) and the rows run Llama 3's own schedule with its asynchronous p2p
+// (§3.3.2), both making the iteration faster; data-parallel overlap now costs compute (SM/HBM
+// contention) and ZeRO-3 prefetch depth, making it slower. Together today's errors are +5.9, +4.8
+// and -1.9 points; this guard holds them at 7 and the target stays 3 points (the test above).
+TEST_CASE("Llama 3 Table 4 does not regress beyond 7 MFU points", "[validation]") {
   for (const auto& sc : step::llama3_table4_cases()) {
     const ValidationCase c = step::compare(sc);
     INFO(c.case_name << ": published " << c.published << "%, predicted " << c.predicted << "%");
-    CHECK(std::abs(c.predicted - c.published) <= 11.0);
+    CHECK(std::abs(c.predicted - c.published) <= 7.0);
   }
 }
 

@@ -20,23 +20,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string output;
-};
+using fleetsim::testing::Outcome;
 
 Outcome run_validate(const fs::path& home, const std::string& only) {
   const std::string cmd = "FLEETSIM_HOME='" + home.string() + "' '" + fleetsim::testing::fleetsim_binary() +
                           "' validate --only " + only + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.output.append(buf.data(), n);
-  const int status = pclose(p);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
+  return fleetsim::testing::run_shell(cmd);
 }
 
 std::string read_file(const fs::path& p) {
@@ -109,10 +98,10 @@ TEST_CASE("every corrupt data file in the corpus is refused with exit 2, naming 
     mutate(home / "data" / corpus.at(i, "file"), corpus.at(i, "mutation"), corpus.at(i, "argument"));
 
     const Outcome o = run_validate(home, corpus.at(i, "validate_only"));
-    INFO("case '" << name << "': exit " << o.code << "\n" << o.output);
+    INFO("case '" << name << "': exit " << o.code << "\n" << o.out);
     CHECK(o.code == 2);
-    CHECK(o.output.find(corpus.at(i, "expect")) != std::string::npos);
-    CHECK(o.output.find("internal error") == std::string::npos);
+    CHECK(o.out.find(corpus.at(i, "expect")) != std::string::npos);
+    CHECK(o.out.find("internal error") == std::string::npos);
   }
   fs::remove_all(home);
   CHECK(corpus.size() >= 10);

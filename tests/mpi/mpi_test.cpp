@@ -25,22 +25,9 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out;
-};
+using fleetsim::testing::Outcome;
+using fleetsim::testing::run_shell;
 
-Outcome shell(const std::string& cmd) {
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  const int status = pclose(p);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
-}
 
 std::string read(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -63,7 +50,7 @@ bool mpi_ready() {
     WARN("built without MPI (FLEETSIM_MPI=OFF): the MPI tests do not apply");
     return false;
   }
-  REQUIRE(shell("command -v mpirun >/dev/null 2>&1 && echo yes").out == "yes\n");
+  REQUIRE(run_shell("command -v mpirun >/dev/null 2>&1 && echo yes").out == "yes\n");
   return true;
 }
 
@@ -83,7 +70,7 @@ const std::string kSweep =
 // The single-process sweep, the reference for the two sweep tests.
 fs::path reference_sweep() {
   const fs::path d = fresh_dir("sweep_ref");
-  const auto o = shell("cd " + d.string() + " && " + fleetsim::testing::fleetsim_binary() + " " + kSweep + " 2>&1");
+  const auto o = run_shell("cd " + d.string() + " && " + fleetsim::testing::fleetsim_binary() + " " + kSweep + " 2>&1");
   INFO(o.out);
   REQUIRE(o.code == 0);
   return d / "out";
@@ -137,7 +124,7 @@ TEST_CASE("a sweep on 3 MPI ranks writes the same directory as one process, byte
   if (!mpi_ready()) return;
   const fs::path ref = reference_sweep();
   const fs::path d = fresh_dir("sweep3");
-  const auto o = shell("cd " + d.string() + " && " + mpirun() + fleetsim::testing::fleetsim_binary() + " " + kSweep + " 2>&1");
+  const auto o = run_shell("cd " + d.string() + " && " + mpirun() + fleetsim::testing::fleetsim_binary() + " " + kSweep + " 2>&1");
   INFO(o.out);
   REQUIRE(o.code == 0);
   CHECK(o.out.find("on each of 3 ranks") != std::string::npos);
@@ -151,8 +138,8 @@ TEST_CASE("a run of 200 replications on 3 MPI ranks equals one process bit for b
   if (!mpi_ready()) return;
   const fs::path d = fresh_dir("run");
   const std::string args = " run --replications 200 --seed 3 --json -o ";
-  const auto one = shell(fleetsim::testing::fleetsim_binary() + args + (d / "one.h5").string() + " 2>/dev/null");
-  const auto three = shell(mpirun() + fleetsim::testing::fleetsim_binary() + args + (d / "three.h5").string() + " 2>/dev/null");
+  const auto one = run_shell(fleetsim::testing::fleetsim_binary() + args + (d / "one.h5").string() + " 2>/dev/null");
+  const auto three = run_shell(mpirun() + fleetsim::testing::fleetsim_binary() + args + (d / "three.h5").string() + " 2>/dev/null");
   REQUIRE(one.code == 0);
   REQUIRE(three.code == 0);
   // The results files are equal bytes; the JSON summaries too up to the host's wall time.
@@ -166,8 +153,8 @@ TEST_CASE("a run of 200 replications on 3 MPI ranks equals one process bit for b
 TEST_CASE("a search on 3 MPI ranks finds the same best layouts as one process", "[mpi]") {
   if (!mpi_ready()) return;
   const std::string args = " search --top 6 --json 2>/dev/null";
-  const auto one = shell(fleetsim::testing::fleetsim_binary() + args);
-  const auto three = shell(mpirun() + fleetsim::testing::fleetsim_binary() + args);
+  const auto one = run_shell(fleetsim::testing::fleetsim_binary() + args);
+  const auto three = run_shell(mpirun() + fleetsim::testing::fleetsim_binary() + args);
   REQUIRE(one.code == 0);
   REQUIRE(three.code == 0);
   // From the rejection counts to the notes: the baseline, the best layouts with their figures,
@@ -222,7 +209,7 @@ TEST_CASE("a sweep whose rank dies keeps its finished points and resumes to the 
   for (int i = 0; i < 600 && !processes_with(marker, "").empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const int on_disk = finished();
 
-  const auto again = shell("cd " + d.string() + " && " + mpirun() + fleetsim::testing::fleetsim_binary() + " " + kSweep + " 2>&1");
+  const auto again = run_shell("cd " + d.string() + " && " + mpirun() + fleetsim::testing::fleetsim_binary() + " " + kSweep + " 2>&1");
   INFO(again.out);
   REQUIRE(again.code == 0);
   // Every point finished before is skipped, the others run: only points in flight were lost.

@@ -24,23 +24,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out;  // stdout and stderr
-};
+using fleetsim::testing::Outcome;
 
 // Runs the binary under `timeout` (a hang fails the test with 124 instead of blocking the suite).
 Outcome run_fleetsim(const std::string& args) {
   const std::string cmd = "timeout 60 " + fleetsim::testing::fleetsim_binary() + " " + args + " 2>&1";
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  const int status = pclose(p);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
+  return fleetsim::testing::run_shell(cmd);
 }
 
 void check_bad_input(const Outcome& o, const std::string& expect) {

@@ -12,23 +12,12 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct Outcome {
-  int code = -1;
-  std::string out;
-};
+using fleetsim::testing::Outcome;
 
 // Runs the binary with arguments (a shell string), capturing stdout; stderr goes to stdout with 2>&1 when asked.
 Outcome run_fleetsim(const std::string& args, bool merge_stderr = false) {
   std::string cmd = fleetsim::testing::fleetsim_binary() + " " + args + (merge_stderr ? " 2>&1" : " 2>/dev/null");
-  Outcome o;
-  FILE* p = popen(cmd.c_str(), "r");
-  REQUIRE(p != nullptr);
-  std::array<char, 4096> buf{};
-  size_t n;
-  while ((n = fread(buf.data(), 1, buf.size(), p)) > 0) o.out.append(buf.data(), n);
-  int status = pclose(p);
-  o.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  return o;
+  return fleetsim::testing::run_shell(cmd);
 }
 
 std::string without_host(const std::string& json) {

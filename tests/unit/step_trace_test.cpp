@@ -43,7 +43,8 @@ Parsed write_and_read(const ClusterSpec& c, const WorkloadSpec& w, step::Iterati
   s.workload = w;
   TraceWriter writer;
   step::add_iteration_trace(tl, s, writer);
-  const fs::path path = fs::temp_directory_path() / "fleetsim_step_trace_test.json";
+  // One file per process: CTest runs the test cases of this file in parallel processes.
+  const fs::path path = fs::temp_directory_path() / ("fleetsim_step_trace_test." + std::to_string(getpid()) + ".json");
   writer.write(path.string());
   const YAML::Node root = YAML::LoadFile(path.string());  // JSON is YAML 1.2 flow syntax
   fs::remove(path);
@@ -213,6 +214,7 @@ TEST_CASE("iteration trace: its size grows with the schedule, not with the GPUs"
 #include <sys/wait.h>
 
 #include <cstdlib>
+#include <unistd.h>
 
 #include "tests/test_paths.hpp"
 
@@ -225,7 +227,7 @@ int exit_code_of(const std::string& args) {
 }  // namespace
 
 TEST_CASE("step --trace and run --trace write files Perfetto opens; a bad path or tier exits 2", "[trace][scenario]") {
-  const fs::path dir = fs::temp_directory_path() / "fleetsim_trace_cli";
+  const fs::path dir = fs::temp_directory_path() / ("fleetsim_trace_cli." + std::to_string(getpid()));
   fs::create_directories(dir);
   const fs::path step = dir / "step.json", run = dir / "run.json";
   fs::remove(step);

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <map>
 #include <string>
+#include <unistd.h>
 
 #include "sim/config/load.hpp"
 #include "sim/pipeline/run_pipeline.hpp"
@@ -63,7 +64,8 @@ TEST_CASE("run trace: replication 0's states tile the run and sum to the engine'
   // The file: valid trace-event JSON, one span per timeline entry, instants per interruption.
   TraceWriter w;
   add_run_trace(s, r, w);
-  const fs::path path = fs::temp_directory_path() / "fleetsim_run_trace_test.json";
+  // One file per process: CTest runs the test cases of this file in parallel processes.
+  const fs::path path = fs::temp_directory_path() / ("fleetsim_run_trace_test." + std::to_string(getpid()) + ".json");
   w.write(path.string());
   const YAML::Node root = YAML::LoadFile(path.string());
   fs::remove(path);

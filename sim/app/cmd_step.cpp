@@ -1,9 +1,11 @@
 // `fleetsim step [SCENARIO] [--set K=V]... [--tier analytical|simgrid] [--json] [--trace FILE.json]`:
 // one training iteration: time, MFU, HFU, the breakdown of the critical path, memory per GPU;
-// with --trace, its timeline as a Chrome trace-event / Perfetto JSON (sim/step/trace.hpp).
+// with --trace, its timeline as a Chrome trace-event / Perfetto JSON (sim/step/trace.hpp; on the
+// SimGrid tier with a track per fabric level, sim/simgrid/trace.cpp).
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,15 +47,17 @@ void step(const StepArgs& a) {
   std::vector<std::string> sets = a.sets;
   if (!a.tier.empty()) sets.push_back("step.tier=" + a.tier);
   const Scenario s = config::load_scenario(a.scenario, sets);
-  if (!a.trace.empty() && s.tier != StepTier::Analytical)
-    throw ConfigError("", "--trace",
-                      "the iteration trace records the analytical tier's schedule; the SimGrid tier's "
-                      "per-link tracks are not written yet: use --tier analytical");
-  const StepResult r = evaluate_step_on_tier(s, StepOptions{});
-  if (!a.trace.empty()) {
-    const step::IterationTimeline tl = step::iteration_timeline(s.cluster, s.workload);
+  const bool simgrid = s.tier != StepTier::Analytical;
+  if (!a.trace.empty() && simgrid && !step::simgrid_timeline())
+    throw ConfigError(s.file, "step.tier", "the simgrid tier is not available in this build; use 'analytical'");
+  // With --trace the timeline's own evaluation is the result (one SimGrid run, not two).
+  std::optional<step::IterationTimeline> tl;
+  if (!a.trace.empty())
+    tl = simgrid ? step::simgrid_timeline()(s.cluster, s.workload) : step::iteration_timeline(s.cluster, s.workload);
+  const StepResult r = tl ? tl->result : evaluate_step_on_tier(s, StepOptions{});
+  if (tl) {
     TraceWriter w;
-    step::add_iteration_trace(tl, s, w);
+    step::add_iteration_trace(*tl, s, w);
     w.write(a.trace);
     std::cerr << "trace: " << w.events() << " events written to " << a.trace << "\n";
   }

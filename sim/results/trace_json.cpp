@@ -54,6 +54,11 @@ void TraceWriter::instant(int pid, int tid, const std::string& name, const std::
                    (args.empty() ? "" : ",\"args\":" + args_json(args)) + "}");
 }
 
+void TraceWriter::counter(int pid, const std::string& name, double at_s, const TraceArgs& values) {
+  lines_.push_back("{\"ph\":\"C\",\"pid\":" + std::to_string(pid) + ",\"ts\":" + micros(at_s) +
+                   ",\"name\":" + quoted(name) + ",\"args\":" + args_json(values) + "}");
+}
+
 std::string TraceWriter::str() const {
   std::string out = "{\"displayTimeUnit\":\"ms\",\"otherData\":{";
   for (size_t i = 0; i < other_.size(); ++i) {

@@ -2,7 +2,8 @@
 // (ui.perfetto.dev), chrome://tracing and speedscope open. Format: "Trace Event Format",
 // Google, docs.google.com/document/d/1CvAClvFfyA5R-PhYUmn5OOQtYMH4h6I0nSsKchNAySU: complete
 // events ("ph":"X") with "ts" and "dur" in microseconds, metadata events ("ph":"M") naming
-// processes and threads, instant events ("ph":"i"). Complete events on one thread must nest.
+// processes and threads, instant events ("ph":"i"), counter events ("ph":"C"). Complete events on
+// one thread must nest.
 //
 // One event per line, keys in a fixed order and numbers in the shortest round-trip form
 // (json_number), so the same scenario gives the same bytes. The file is written to a temporary
@@ -38,6 +39,9 @@ class TraceWriter {
   // A point in time (scope "t": the thread).
   void instant(int pid, int tid, const std::string& name, const std::string& category, double at_s,
                const TraceArgs& args = {});
+  // A counter's value from `at_s` on (a step function; Perfetto draws one counter track per name
+  // and key of the process).
+  void counter(int pid, const std::string& name, double at_s, const TraceArgs& values);
   // Trace-wide facts, written under "otherData".
   void other(const std::string& key, const std::string& value) { other_.emplace_back(key, value); }
 

@@ -67,13 +67,18 @@ std::vector<double> run_pipeline(const Fabric& fabric, const PipelineProgram& pr
 
   auto finish = std::make_shared<std::vector<double>>(P, 0.0);
   auto last_bwd = std::make_shared<std::vector<double>>(2 * static_cast<size_t>(P * V), 0.0);  // start, end per chunk
+  // For the iteration trace (sg_runs.hpp): per stage, each op's start and end, and each transfer
+  // it received (from, to, microbatch, start, end) as SimGrid timed the comm.
+  auto op_times = std::make_shared<std::vector<std::vector<double>>>(P);
+  auto received = std::make_shared<std::vector<std::vector<double>>>(P);
   static char payload = 0;
   auto box = [](bool forward, int virtual_stage, int mb) {
     return sg4::Mailbox::by_name((forward ? "f" : "b") + std::to_string(virtual_stage) + "_" + std::to_string(mb));
   };
   const int VS = P * V;
   for (int p = 0; p < P; ++p) {
-    sg4::Actor::create("stage" + std::to_string(p), platform_host(prog.stage_gpu[p]), [&prog, p, P, VS, box, finish, last_bwd] {
+    sg4::Actor::create("stage" + std::to_string(p), platform_host(prog.stage_gpu[p]), [&prog, p, P, VS, box, finish, last_bwd,
+                                                                          op_times, received] {
       // Eager transfers: this stage is the permanent receiver of its input mailboxes, so a
       // neighbour's send starts when issued (as a pre-posted NCCL receive would) and only the
       // in-flight transfers are live activities. An op may start once its input has landed plus
@@ -90,11 +95,15 @@ std::vector<double> run_pipeline(const Fabric& fabric, const PipelineProgram& pr
           sg4::CommPtr c = in->get_async<char>(&sink);
           c->wait();
           in->set_receiver(nullptr);
+          (*received)[p].insert((*received)[p].end(), {static_cast<double>(op.forward ? v - 1 : v + 1),
+                                                       static_cast<double>(v), static_cast<double>(op.microbatch),
+                                                       c->get_start_time(), c->get_finish_time()});
           const double ready = c->get_finish_time() + prog.receive_delay_s;
           if (ready > sg4::Engine::get_clock()) sg4::this_actor::sleep_until(ready);
         }
         const double start = sg4::Engine::get_clock();
         if (op.duration_s > 0) sg4::this_actor::sleep_for(op.duration_s);
+        (*op_times)[p].insert((*op_times)[p].end(), {start, sg4::Engine::get_clock()});
         if (!op.forward) {
           (*last_bwd)[2 * static_cast<size_t>(v)] = start;
           (*last_bwd)[2 * static_cast<size_t>(v) + 1] = sg4::Engine::get_clock();
@@ -112,6 +121,11 @@ std::vector<double> run_pipeline(const Fabric& fabric, const PipelineProgram& pr
   out.insert(out.end(), finish->begin(), finish->end());
   for (int j = 0; j < VS; ++j) out.push_back((*last_bwd)[2 * static_cast<size_t>(j)]);
   for (int j = 0; j < VS; ++j) out.push_back((*last_bwd)[2 * static_cast<size_t>(j) + 1]);
+  for (const auto& t : *op_times) out.insert(out.end(), t.begin(), t.end());
+  size_t received_count = 0;
+  for (const auto& r : *received) received_count += r.size() / 5;
+  out.push_back(static_cast<double>(received_count));
+  for (const auto& r : *received) out.insert(out.end(), r.begin(), r.end());
   return out;
 }
 

@@ -12,7 +12,10 @@
 //    analytical ones. So on a contention-free fabric both tiers agree, and every difference is
 //    contention the analytical tier does not see.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstdio>
+#include <optional>
 
 #include "sim/core/error.hpp"
 #include "sim/simgrid/simgrid_tier.hpp"
@@ -22,6 +25,7 @@
 #include "sim/step/gemm_efficiency.hpp"
 #include "sim/step/pipeline_schedule.hpp"
 #include "sim/step/stage_costs.hpp"
+#include "sim/step/trace.hpp"
 
 namespace fleetsim {
 
@@ -55,6 +59,106 @@ Calibrated finish(PendingCollective& p) {
   return c;
 }
 
+// Levels of the fabric a route crosses.
+std::array<bool, kFabricLevels> levels_of(const std::vector<LinkId>& route) {
+  std::array<bool, kFabricLevels> on{};
+  for (LinkId id : route) {
+    switch (id.kind) {
+      case LinkKind::NvlUp:
+      case LinkKind::NvlDown: on[static_cast<size_t>(FabricLevel::NvLink)] = true; break;
+      case LinkKind::NicUp:
+      case LinkKind::NicDown: on[static_cast<size_t>(FabricLevel::NicLeaf)] = true; break;
+      case LinkKind::LeafUp:
+      case LinkKind::LeafDown: on[static_cast<size_t>(FabricLevel::LeafSpine)] = true; break;
+      case LinkKind::PodUp:
+      case LinkKind::PodDown: on[static_cast<size_t>(FabricLevel::PodCore)] = true; break;
+    }
+  }
+  return on;
+}
+
+// Bytes a rank puts on the wire per byte of a ring collective's buffer, and the share of those
+// bytes on each level: the share of the simulated step's flows (of our job) that cross it.
+struct WireShare {
+  double per_buffer_byte = 0;
+  std::array<double, kFabricLevels> level{};
+};
+WireShare wire_share(const Fabric& fabric, const CollectivePlan* plan, step::Collective kind, int group_size) {
+  WireShare w;
+  if (!plan || group_size <= 1) return w;
+  const double n = group_size;
+  w.per_buffer_byte = (kind == step::Collective::AllReduce ? 2.0 : 1.0) * (n - 1) / n;
+  int flows = 0;
+  for (const Flow& f : plan->flows) {
+    if (f.background) continue;
+    ++flows;
+    const auto on = levels_of(fabric.route(f.src, f.dst));
+    for (size_t k = 0; k < on.size(); ++k) w.level[k] += on[k] ? 1.0 : 0.0;
+  }
+  for (double& x : w.level) x = flows > 0 ? x / flows : 0.0;
+  return w;
+}
+
+// The transfers of the representative ranks for the trace (SimgridTimeline::transfers).
+void record_transfers(const TierSetup& setup, const PipelineProgram& prog, const PipelineRun* pipe,
+                      const step::CollectiveVolumes& vol, const std::vector<step::DpSpan>& dp,
+                      const CollectivePlan* dense, const CollectivePlan* expert, std::vector<FabricTransfer>& out) {
+  char name[96];
+  if (pipe) {
+    const int P = prog.stages;
+    for (const PipelineRun::Transfer& t : pipe->transfers) {
+      FabricTransfer f;
+      const bool forward = t.to > t.from;
+      std::snprintf(name, sizeof name, "%s mb%d c%d -> c%d", forward ? "activation" : "gradient", t.microbatch, t.from,
+                    t.to);
+      f.name = name;
+      f.category = step::trace_cat::kPp;
+      f.stage = t.from % P;
+      f.start = t.start;
+      f.end = t.end;
+      const auto on = levels_of(setup.fabric.route(prog.stage_gpu[static_cast<size_t>(t.from % P)],
+                                                   prog.stage_gpu[static_cast<size_t>(t.to % P)]));
+      for (size_t k = 0; k < on.size(); ++k) f.bytes[k] = on[k] ? prog.p2p_bytes : 0.0;
+      out.push_back(std::move(f));
+    }
+  }
+  std::vector<double> gather_at(static_cast<size_t>(prog.stages), 0.0);
+  for (const step::DpSpan& d : dp) {
+    const WireShare ds = wire_share(setup.fabric, dense, d.kind, vol.dp_grad_group.size);
+    const WireShare es = wire_share(setup.fabric, expert, d.kind, vol.expert_dp_group.size);
+    auto transfer = [&](const std::string& what, double start, double seconds, double share) {
+      FabricTransfer f;
+      f.name = what;
+      f.category = step::trace_cat::kDp;
+      f.stage = d.rank;
+      f.start = start;
+      f.end = start + seconds;
+      for (size_t k = 0; k < f.bytes.size(); ++k)
+        f.bytes[k] = share * (d.dense_bytes * ds.per_buffer_byte * ds.level[k] +
+                              d.expert_bytes * es.per_buffer_byte * es.level[k]);
+      out.push_back(std::move(f));
+    };
+    const char* kind = d.kind == step::Collective::AllReduce ? "all-reduce" : "reduce-scatter";
+    if (d.chunk >= 0) {
+      const auto buckets = step::gradient_bucket_intervals(d);
+      for (size_t k = 0; k < buckets.size(); ++k) {
+        if (buckets.size() > 1)
+          std::snprintf(name, sizeof name, "%s grads c%d bucket %d/%d", kind, d.chunk, static_cast<int>(k) + 1,
+                        d.buckets);
+        else
+          std::snprintf(name, sizeof name, "%s grads c%d", kind, d.chunk);
+        transfer(name, buckets[k].first, buckets[k].second, 1.0 / static_cast<double>(buckets.size()));
+      }
+    } else {
+      double& at = gather_at[static_cast<size_t>(d.rank)];
+      std::snprintf(name, sizeof name, "%s (stage %d)",
+                    d.chunk == -2 ? "ZeRO-3 parameter gathers" : "parameter all-gather", d.rank);
+      transfer(name, at, d.seconds, 1.0);
+      at += d.seconds;
+    }
+  }
+}
+
 bool spans_nodes(const step::GroupPlacement& g, const Layout& layout, const Fabric& fabric) {
   if (g.size <= 1) return false;
   const int first = layout.gpu_of_rank(0), last = layout.gpu_of_rank((g.size - 1) * g.stride);
@@ -63,7 +167,8 @@ bool spans_nodes(const step::GroupPlacement& g, const Layout& layout, const Fabr
 
 }  // namespace
 
-StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, const SimgridOptions& o) {
+StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, const SimgridOptions& o,
+                                 SimgridTimeline* timeline) {
   const StepResult analytical = evaluate_step(cluster, w);
   const step::GpuCompute gpu(cluster.gpu);
   const step::CollectiveModel net(cluster);
@@ -106,10 +211,10 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
     expert_p.emplace(start_collective(setup, SimgridCollective::ReduceScatter,
                                 {vol.expert_dp_group.size, vol.expert_dp_group.stride}, vol.dp_expert_grad_per_rank,
                                 o.max_flows));
-  std::vector<double> pipe;
+  std::optional<PipelineRun> pipe;
   if (l.pp > 1) {
     IsolatedRun run([&] { return run_pipeline(setup.fabric, prog, setup.engine); }, setup.engine.verbose);
-    pipe = run.get();
+    pipe.emplace(run.get(), prog);
   }
   std::optional<Calibrated> dense, expert;
   if (dense_p) dense = finish(*dense_p);
@@ -123,14 +228,12 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
       (op.forward ? fwd : bwd)[static_cast<size_t>(op.chunk * l.pp + r)] = op.duration_s;
   const step::PipelineSchedule sched(l.pp, l.vpp, m, l.microbatch_group);
   step::ScheduleTimes free_p2p, with_p2p;
-  step::time_schedule(sched, fwd, bwd, 0.0, free_p2p);
+  step::time_schedule(sched, fwd, bwd, 0.0, free_p2p, timeline && !pipe ? &timeline->capture.ops : nullptr);
   std::vector<double> rank_end(static_cast<size_t>(l.pp)), lb_start(static_cast<size_t>(J)), lb_end(static_cast<size_t>(J));
-  if (l.pp > 1) {
-    for (int r = 0; r < l.pp; ++r) rank_end[static_cast<size_t>(r)] = pipe.at(1 + static_cast<size_t>(r));
-    for (int j = 0; j < J; ++j) {
-      lb_start[static_cast<size_t>(j)] = pipe.at(1 + static_cast<size_t>(l.pp + j));
-      lb_end[static_cast<size_t>(j)] = pipe.at(1 + static_cast<size_t>(l.pp + J + j));
-    }
+  if (pipe) {
+    rank_end = pipe->stage_finish;
+    lb_start = pipe->last_backward_start;
+    lb_end = pipe->last_backward_end;
   } else {
     rank_end = free_p2p.rank_end;
     lb_start = free_p2p.last_backward_start;
@@ -159,7 +262,8 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
     }
   step::time_schedule(sched, fwd_c, bwd_c, 0.0, with_p2p);
   const step::Composition comp = step::compose_iteration(
-      sc, w, {rank_end, lb_start, lb_end, with_p2p.first_forward_start, with_p2p.first_forward_end}, costs);
+      sc, w, {rank_end, lb_start, lb_end, with_p2p.first_forward_start, with_p2p.first_forward_end}, costs,
+      timeline ? &timeline->capture.dp : nullptr);
   const int crit = comp.critical_rank;
 
   StepResult res = analytical;
@@ -195,6 +299,21 @@ StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec&
   res.mfu = res.model_flops_per_gpu.si() / cluster.gpu.peak_bf16.si();
   res.hfu = res.hardware_flops_per_gpu.si() / cluster.gpu.peak_bf16.si();
   res.compute_busy_fraction = std::min(1.0, busy.math.si() * slow / res.iteration_time.si());
+
+  if (timeline) {
+    step::StepCapture& cap = timeline->capture;
+    cap.costs = contended_stage_costs(setup, cluster, w, o, scales);
+    cap.p2p = 0.0;
+    if (pipe) cap.ops = pipe->ops;
+    cap.schedule = free_p2p;
+    cap.schedule.rank_end = rank_end;
+    cap.schedule.last_backward_start = lb_start;
+    cap.schedule.last_backward_end = lb_end;
+    cap.schedule.makespan = *std::max_element(rank_end.begin(), rank_end.end());
+    cap.composition = comp;
+    record_transfers(setup, prog, pipe ? &*pipe : nullptr, vol, cap.dp, dense ? &dense->plan : nullptr,
+                     expert ? &expert->plan : nullptr, timeline->transfers);
+  }
   return res;
 }
 

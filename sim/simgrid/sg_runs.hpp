@@ -30,7 +30,11 @@ double run_flow_step(const Fabric& fabric, const std::vector<Flow>& flows, const
 // One representative pipeline: a stage actor per physical stage runs its ops in order, waiting for
 // activations/gradients from its neighbours, which travel over their routes as SimGrid comms.
 // Returns the makespan, each stage's finish time, then for each global chunk j = chunk * stages +
-// stage the start and (after those) the end of its last backward.
+// stage the start and (after those) the end of its last backward; then, for the iteration trace,
+// each stage's ops in program order as (start, end) pairs, the number of transfers, and each
+// transfer as (sending virtual stage, receiving virtual stage, microbatch, start, end) with the
+// start and finish times SimGrid gave the comm. PipelineRun decodes it.
+// (Everything travels back from the forked child as doubles: integers below 2^53 are exact.)
 std::vector<double> run_pipeline(const Fabric& fabric, const PipelineProgram& program, const EngineConfig& config);
 
 }  // namespace fleetsim::sgtier

@@ -15,6 +15,7 @@
 // at a time. No SimGrid header is included here.
 #pragma once
 
+#include <array>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -22,7 +23,9 @@
 #include <vector>
 
 #include "sim/scenario.hpp"
+#include "sim/step/capture.hpp"
 #include "sim/step/step_model.hpp"
+#include "sim/step/trace.hpp"
 #include "sim/units/quantity.hpp"
 
 namespace fleetsim {
@@ -67,9 +70,46 @@ struct SimgridOptions {
 // A canonical text of the options that change results (for memoization keys and reports).
 std::string simgrid_state_key(const SimgridOptions& options);
 
-// One iteration on the SimGrid tier; the result's `tier` is "simgrid".
+// The levels of the fabric as this tier routes traffic (fabric.hpp's links, up and down together).
+enum class FabricLevel { NvLink = 0, NicLeaf = 1, LeafSpine = 2, PodCore = 3 };
+inline constexpr int kFabricLevels = 4;
+[[nodiscard]] const char* fabric_level_name(FabricLevel level);
+
+// One transfer of the representative ranks on the iteration's time axis, with the bytes it puts
+// on each level of the fabric (0: it does not cross that level).
+struct FabricTransfer {
+  std::string name;      // "activation mb3 c5 -> c6", "reduce-scatter grads c5 bucket 2/4"
+  std::string category;  // step::trace_cat::kPp (a pipeline send) or kDp (a data-parallel collective)
+  int stage = 0;         // the pipeline rank that sends it, or whose data-parallel group runs it
+  double start = 0, end = 0;
+  std::array<double, kFabricLevels> bytes{};
+};
+
+// What one SimGrid-tier iteration placed on the time axis, for its trace.
+struct SimgridTimeline {
+  // As sim/step/capture.hpp, with this tier's numbers: the stage costs with the CP/EP contention
+  // and any straggler applied (so each op's parts add up to its simulated duration), every op as
+  // the SimGrid pipeline ran it, p2p = 0 (this tier's sends are asynchronous: a receiver's wait is
+  // bubble), the data-parallel collectives as composed with the simulated rates.
+  step::StepCapture capture;
+  // Pipeline sends with SimGrid's start and finish times; data-parallel collectives where the
+  // composition placed them, their bytes split over the levels in the proportion the simulated
+  // contended step's flows cross them; parameter all-gathers back to back from the iteration's
+  // start (in steady state they overlap the first forwards).
+  std::vector<FabricTransfer> transfers;
+};
+
+// One iteration on the SimGrid tier; the result's `tier` is "simgrid". With `timeline`, what the
+// trace needs is recorded in it (the result is the same either way).
 StepResult simgrid_evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& workload,
-                                 const SimgridOptions& options = {});
+                                 const SimgridOptions& options = {}, SimgridTimeline* timeline = nullptr);
+
+// The iteration's timeline on this tier: the rank tracks as the analytical trace lays them out
+// (sim/step/trace.hpp) and one link track per fabric level that carries traffic, each span the
+// union of overlapping transfers with their bytes (sim/simgrid/trace.cpp).
+[[nodiscard]] step::IterationTimeline simgrid_iteration_timeline(const ClusterSpec& cluster,
+                                                                 const WorkloadSpec& workload,
+                                                                 const SimgridOptions& options = {});
 
 enum class SimgridCollective { AllReduce, ReduceScatter, AllGather, AllToAll };
 enum class ParallelAxis { Data, Context, Expert };
@@ -119,6 +159,7 @@ SimgridOptions simgrid_state_of(const StepOptions& state, const SimgridOptions& 
 // (--cfg settings, verbose), placement, a sharing job. install_simgrid_tier() is declared in
 // sim/pipeline/tier.hpp and defined in sim/simgrid/install.cpp.
 void set_simgrid_default_options(SimgridOptions options);
+[[nodiscard]] SimgridOptions simgrid_default_options();
 
 // For the run model: iteration time per degraded state, memoized (a state is a SimgridOptions:
 // straggler, cable fault, placement, sharing job; or a StepOptions, via simgrid_state_of).

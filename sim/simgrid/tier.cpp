@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <sstream>
+#include <stdexcept>
 
 #include "sim/core/error.hpp"
 #include "sim/simgrid/isolate.hpp"
@@ -128,11 +129,34 @@ CollectiveTiming simgrid_collective_time(const ClusterSpec& cluster, SimgridColl
 
 namespace sgtier {
 
-PipelineProgram pipeline_program(const TierSetup& s, const ClusterSpec& cluster, const WorkloadSpec& workload,
-                                 const SimgridOptions& o, const CommScales& scales) {
+step::StageCosts contended_stage_costs(const TierSetup& s, const ClusterSpec& cluster, const WorkloadSpec& workload,
+                                       const SimgridOptions& o, const CommScales& scales) {
   const step::GpuCompute gpu(cluster.gpu);
   const step::CollectiveModel net(cluster);
-  const step::StageCosts costs = step::stage_costs(cluster, workload, gpu, net);
+  step::StageCosts costs = step::stage_costs(cluster, workload, gpu, net);
+  const int pp = costs.layout.pp;
+  const int straggler_stage = o.straggler ? s.layout.stage_of(o.straggler->rank) : -1;
+  const double slow = o.straggler ? std::max(1.0, o.straggler->slowdown) : 1.0;
+  for (size_t j = 0; j < costs.chunks.size(); ++j) {
+    step::ChunkCost& c = costs.chunks[j];
+    for (step::PhaseTime* ph : {&c.forward, &c.backward, &c.recompute}) {
+      // The K/V exchange hides behind attention up to cp_hidden; what the contention adds beyond
+      // that is exposed.
+      ph->cp_comm = Seconds(std::max(0.0, scales.cp * (ph->cp_comm + ph->cp_hidden).si() - ph->cp_hidden.si()));
+      ph->ep_comm = ph->ep_comm * scales.ep;
+      if (static_cast<int>(j) % pp == straggler_stage) {
+        ph->math = ph->math * slow;
+        ph->memory = ph->memory * slow;
+      }
+    }
+  }
+  return costs;
+}
+
+PipelineProgram pipeline_program(const TierSetup& s, const ClusterSpec& cluster, const WorkloadSpec& workload,
+                                 const SimgridOptions& o, const CommScales& scales) {
+  const step::CollectiveModel net(cluster);
+  const step::StageCosts costs = contended_stage_costs(s, cluster, workload, o, scales);
   const step::Layout& l = costs.layout;
   PipelineProgram prog;
   prog.stages = l.pp;
@@ -142,30 +166,50 @@ PipelineProgram pipeline_program(const TierSetup& s, const ClusterSpec& cluster,
   // What the analytical p2p time adds to the message itself (the NVLink all-gather of the
   // scatter/gather optimization) happens on the receiving side.
   if (l.pp > 1) prog.receive_delay_s = std::max(0.0, (costs.p2p_time - net.p2p(costs.p2p_bytes, l.pp_group.stride)).si());
-  const int straggler_stage = o.straggler ? s.layout.stage_of(o.straggler->rank) : -1;
-  const double slow = o.straggler ? std::max(1.0, o.straggler->slowdown) : 1.0;
   const step::PipelineSchedule sched(l.pp, l.vpp, l.microbatches, l.microbatch_group);
   prog.ops.assign(static_cast<size_t>(l.pp), {});
   for (int r = 0; r < l.pp; ++r) {
     for (int k = 0; k < sched.ops_per_rank(); ++k) {
       const step::PipelineOp op = sched.op(r, k);
       const step::ChunkCost& c = costs.chunks[static_cast<size_t>(op.chunk)];
-      double d = op.forward ? c.forward_time().si() : c.backward_time().si();
-      for (const step::PhaseTime* ph : op.forward ? std::vector<const step::PhaseTime*>{&c.forward}
-                                                  : std::vector<const step::PhaseTime*>{&c.backward, &c.recompute}) {
-        const double cp_new = std::max(0.0, scales.cp * (ph->cp_comm + ph->cp_hidden).si() - ph->cp_hidden.si());
-        d += cp_new - ph->cp_comm.si() + (scales.ep - 1.0) * ph->ep_comm.si();
-      }
-      if (r == straggler_stage) {
-        const double compute = op.forward ? c.forward.compute().si()
-                                          : (c.backward.compute() + c.recompute.compute()).si();
-        d += (slow - 1.0) * compute;
-      }
+      const double d = op.forward ? c.forward_time().si() : c.backward_time().si();
       prog.ops[static_cast<size_t>(r)].push_back(PipeOp{op.forward, op.microbatch, op.chunk / l.pp, d});
     }
   }
   place_pipeline(s.fabric, s.layout, s.focus_rank, prog);
   return prog;
+}
+
+PipelineRun::PipelineRun(const std::vector<double>& out, const PipelineProgram& prog) {
+  const auto P = static_cast<size_t>(prog.stages), VS = P * static_cast<size_t>(std::max(1, prog.chunks));
+  size_t at = 0;
+  auto next = [&]() {
+    if (at >= out.size()) throw std::runtime_error("simgrid tier: the pipeline run returned too few numbers");
+    return out[at++];
+  };
+  makespan = next();
+  for (size_t p = 0; p < P; ++p) stage_finish.push_back(next());
+  for (size_t j = 0; j < VS; ++j) last_backward_start.push_back(next());
+  for (size_t j = 0; j < VS; ++j) last_backward_end.push_back(next());
+  for (size_t p = 0; p < P; ++p)
+    for (const PipeOp& op : prog.ops[p]) {
+      step::OpTiming t;
+      t.rank = static_cast<int>(p);
+      t.op = {op.forward, op.microbatch, op.chunk * prog.stages + static_cast<int>(p)};
+      t.start = next();
+      t.end = next();
+      ops.push_back(t);
+    }
+  const auto n = static_cast<size_t>(next());
+  for (size_t i = 0; i < n; ++i) {
+    Transfer t;
+    t.from = static_cast<int>(next());
+    t.to = static_cast<int>(next());
+    t.microbatch = static_cast<int>(next());
+    t.start = next();
+    t.end = next();
+    transfers.push_back(t);
+  }
 }
 
 }  // namespace sgtier
@@ -182,9 +226,9 @@ PipelineTiming simgrid_pipeline_time(const ClusterSpec& cluster, const WorkloadS
     return t;
   }
   IsolatedRun run([&] { return run_pipeline(setup.fabric, prog, setup.engine); }, setup.engine.verbose);
-  const auto out = run.get();
-  t.makespan = Seconds(out.at(0));
-  for (int p = 0; p < prog.stages; ++p) t.stage_finish.emplace_back(out.at(1 + static_cast<size_t>(p)));
+  const PipelineRun out(run.get(), prog);
+  t.makespan = Seconds(out.makespan);
+  for (double f : out.stage_finish) t.stage_finish.emplace_back(f);
   return t;
 }
 

@@ -8,6 +8,8 @@
 #include "sim/simgrid/plan.hpp"
 #include "sim/simgrid/sg_runs.hpp"
 #include "sim/simgrid/simgrid_tier.hpp"
+#include "sim/step/pipeline_schedule.hpp"
+#include "sim/step/stage_costs.hpp"
 
 namespace fleetsim::sgtier {
 
@@ -39,7 +41,26 @@ CollectiveTiming finish_collective(PendingCollective& pending);
 struct CommScales {
   double cp = 1.0, ep = 1.0;
 };
+// The analytical tier's stage costs with the measured CP/EP contention and the straggler (if its
+// stage) applied: what each op of the SimGrid pipeline lasts.
+step::StageCosts contended_stage_costs(const TierSetup& setup, const ClusterSpec& cluster, const WorkloadSpec& workload,
+                                       const SimgridOptions& options, const CommScales& scales);
 PipelineProgram pipeline_program(const TierSetup& setup, const ClusterSpec& cluster, const WorkloadSpec& workload,
                                  const SimgridOptions& options, const CommScales& scales = {});
+
+// What run_pipeline returns (sg_runs.hpp), decoded.
+struct PipelineRun {
+  struct Transfer {
+    int from = 0, to = 0;  // virtual stages (global chunk indices)
+    int microbatch = 0;
+    double start = 0, end = 0;
+  };
+  double makespan = 0;
+  std::vector<double> stage_finish;                           // per physical stage
+  std::vector<double> last_backward_start, last_backward_end; // per global chunk
+  std::vector<step::OpTiming> ops;                            // stage by stage, in program order
+  std::vector<Transfer> transfers;
+  PipelineRun(const std::vector<double>& out, const PipelineProgram& program);
+};
 
 }  // namespace fleetsim::sgtier

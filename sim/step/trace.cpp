@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <utility>
 
 #include "sim/step/capture.hpp"
 #include "sim/step/flops.hpp"
@@ -92,12 +93,39 @@ const char* collective_name(Collective k) {
 
 }  // namespace
 
+namespace {
+TimelineFn& simgrid_timeline_slot() {
+  static TimelineFn fn;
+  return fn;
+}
+}  // namespace
+
+void set_simgrid_timeline(TimelineFn fn) { simgrid_timeline_slot() = std::move(fn); }
+const TimelineFn& simgrid_timeline() { return simgrid_timeline_slot(); }
+
+std::vector<std::pair<double, double>> gradient_bucket_intervals(const DpSpan& d) {
+  if (d.buckets <= 1) return {{d.start, d.seconds}};
+  std::vector<std::pair<double, double>> out;
+  const double each = d.seconds / d.buckets;
+  for (int k = 0; k < d.buckets; ++k) {
+    const double at = k + 1 < d.buckets ? d.start + k * each : d.end - each;
+    out.emplace_back(at, each);
+  }
+  return out;
+}
+
 IterationTimeline iteration_timeline(const ClusterSpec& cluster, const WorkloadSpec& w) {
   StepCapture cap;
   StepOptions options;
   options.capture = &cap;
+  const StepResult result = evaluate_step(cluster, w, options);
+  return timeline_from_capture(cap, result, w);
+}
+
+IterationTimeline timeline_from_capture(const StepCapture& cap, const StepResult& result, const WorkloadSpec& w) {
   IterationTimeline tl;
-  tl.result = evaluate_step(cluster, w, options);
+  tl.result = result;
+  tl.tier = result.tier.empty() ? "analytical" : result.tier;
   const StageCosts& sc = cap.costs;
   const Layout& l = sc.layout;
   const int J = l.chunks();
@@ -163,11 +191,10 @@ IterationTimeline iteration_timeline(const ClusterSpec& cluster, const WorkloadS
         // back from the start; the last one cannot start before the chunk's last backward is done,
         // so it ends the span.
         if (d.buckets > 1) {
-          const double each = d.seconds / d.buckets;
-          for (int k = 0; k < d.buckets; ++k) {
-            const double at = k + 1 < d.buckets ? d.start + k * each : d.end - each;
-            std::snprintf(name, sizeof name, "bucket %d/%d", k + 1, d.buckets);
-            b.span(r, TraceStream::DpGradients, 1, name, trace_cat::kDp, at, each,
+          const auto buckets = gradient_bucket_intervals(d);
+          for (size_t k = 0; k < buckets.size(); ++k) {
+            std::snprintf(name, sizeof name, "bucket %d/%d", static_cast<int>(k) + 1, d.buckets);
+            b.span(r, TraceStream::DpGradients, 1, name, trace_cat::kDp, buckets[k].first, buckets[k].second,
                    {{"bytes", (d.dense_bytes + d.expert_bytes) / d.buckets}});
           }
         }
@@ -230,12 +257,13 @@ void add_iteration_trace(const IterationTimeline& t, const Scenario& s, TraceWri
   out.other("scenario", s.file);
   out.other("description", s.description);
   out.other("layout", buf);
-  out.other("tier", "analytical");
+  out.other("tier", t.tier);
   std::snprintf(buf, sizeof buf,
                 "one representative GPU per pipeline stage: each track stands for the %d GPUs (TP x CP x DP) "
                 "of its stage, which run the same schedule",
                 t.gpus_per_rank);
   out.other("tracks", buf);
+  if (!t.links_note.empty()) out.other("link_tracks", t.links_note);
 
   constexpr int kPid = 1;
   std::snprintf(buf, sizeof buf, "iteration: %d GPUs, %s", s.cluster.gpus, s.cluster.gpu.name.c_str());
@@ -270,6 +298,15 @@ void add_iteration_trace(const IterationTimeline& t, const Scenario& s, TraceWri
     }
     out.complete(kPid, tid, sp.name, sp.category, sp.start, sp.duration, sp.args);
   }
+  // The fabric's levels, below the pipeline ranks.
+  if (t.links.empty() && t.link_rates.empty()) return;
+  constexpr int kLinkPid = 2;
+  out.process_name(kLinkPid, "fabric: traffic of the representative ranks by switch level", 1);
+  for (size_t k = 0; k < t.link_tracks.size(); ++k)
+    out.thread_name(kLinkPid, static_cast<int>(k), t.link_tracks[k], static_cast<int>(k));
+  for (const LinkSpan& sp : t.links) out.complete(kLinkPid, sp.track, sp.name, "link", sp.start, sp.duration, sp.args);
+  for (const LinkRate& r : t.link_rates)
+    out.counter(kLinkPid, t.link_counters[static_cast<size_t>(r.counter)], r.at, {{"bytes_per_s", r.bytes_per_s}});
 }
 
 }  // namespace fleetsim::step

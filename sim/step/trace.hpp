@@ -10,7 +10,9 @@
 // microbatches, not with the number of GPUs.
 #pragma once
 
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/results/trace_json.hpp"
@@ -51,17 +53,60 @@ inline constexpr const char* kIdle = "idle";            // done, waiting for the
 inline constexpr const char* kDp = "dp_comm";           // on the DP streams
 }  // namespace trace_cat
 
+// Traffic on the fabric (the SimGrid tier's link tracks), aggregated per level (NVLink, NIC to
+// leaf, leaf to spine, ...). A span merges the transfers of one kind that overlap in time on a
+// level, so a track's spans are disjoint and the file stays small; its args count the transfers
+// and sum their bytes. A rate point gives a level's aggregate throughput from then on.
+struct LinkSpan {
+  int track = 0;  // index into IterationTimeline::link_tracks
+  std::string name;
+  double start = 0, duration = 0;
+  TraceArgs args;
+};
+struct LinkRate {
+  int counter = 0;  // index into IterationTimeline::link_counters
+  double at = 0, bytes_per_s = 0;
+};
+
 struct IterationTimeline {
   StepResult result;
+  std::string tier = "analytical";
   int ranks = 0;            // pipeline ranks (tracks)
   int gpus_per_rank = 0;    // GPUs each track stands for
   std::vector<TimelineSpan> spans;  // by rank, stream, start; parents before their parts
+  // SimGrid tier only: tracks per level of the fabric that carries traffic.
+  std::vector<std::string> link_tracks;    // "leaf - spine: pipeline sends"
+  std::vector<LinkSpan> links;             // by track, then start; disjoint on each track
+  std::vector<std::string> link_counters;  // "leaf - spine"
+  std::vector<LinkRate> link_rates;        // by counter, then time
+  std::string links_note;                  // whose traffic they show (the trace's otherData)
 };
+
+struct StepCapture;
+struct DpSpan;
 
 // Evaluates one iteration on the analytical tier and lays out its schedule.
 [[nodiscard]] IterationTimeline iteration_timeline(const ClusterSpec& cluster, const WorkloadSpec& workload);
 
-// The Chrome trace-event form (one process, three threads per pipeline rank).
+// Lays out the rank tracks of an iteration a tier has captured (the analytical tier above; the
+// SimGrid tier's simgrid_iteration_timeline, sim/simgrid/simgrid_tier.hpp).
+[[nodiscard]] IterationTimeline timeline_from_capture(const StepCapture& capture, const StepResult& result,
+                                                      const WorkloadSpec& workload);
+
+// The DDP buckets of one gradient reduction as compose_iteration times them: each a 1/B share of
+// the transfer, back to back from the start; the last cannot start before the chunk's last
+// backward is done, so it ends the span. (start, duration) pairs; one when the chunk has one bucket.
+[[nodiscard]] std::vector<std::pair<double, double>> gradient_bucket_intervals(const DpSpan& d);
+
+// The SimGrid tier's timeline (simgrid_iteration_timeline), which the core library cannot call: the
+// tier installs it (install_simgrid_tier(), sim/simgrid/install.cpp) in the binaries that carry it.
+// Empty otherwise.
+using TimelineFn = std::function<IterationTimeline(const ClusterSpec&, const WorkloadSpec&)>;
+void set_simgrid_timeline(TimelineFn fn);
+[[nodiscard]] const TimelineFn& simgrid_timeline();
+
+// The Chrome trace-event form: process 1 with three threads per pipeline rank; on the SimGrid tier
+// process 2 with one thread per fabric level.
 void add_iteration_trace(const IterationTimeline& t, const Scenario& s, TraceWriter& out);
 
 }  // namespace fleetsim::step

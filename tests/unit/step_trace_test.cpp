@@ -17,24 +17,15 @@
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/trace.hpp"
 #include "tests/unit/test_fixtures.hpp"
+#include "tests/unit/trace_reader.hpp"
 
 using namespace fleetsim;
 namespace fs = std::filesystem;
 
 namespace {
 
-struct Ev {
-  int tid = 0;
-  double ts = 0, dur = 0;
-  std::string name, cat;
-};
-
-struct Parsed {
-  std::vector<Ev> events;
-  std::map<int, std::string> thread_names;
-};
-
-Parsed write_and_read(const ClusterSpec& c, const WorkloadSpec& w, step::IterationTimeline& tl) {
+// Writes the analytical tier's trace and reads it back.
+testing::ReadTrace write_and_read(const ClusterSpec& c, const WorkloadSpec& w, step::IterationTimeline& tl) {
   tl = step::iteration_timeline(c, w);
   Scenario s;
   s.file = "test";
@@ -46,59 +37,19 @@ Parsed write_and_read(const ClusterSpec& c, const WorkloadSpec& w, step::Iterati
   // One file per process: CTest runs the test cases of this file in parallel processes.
   const fs::path path = fs::temp_directory_path() / ("fleetsim_step_trace_test." + std::to_string(getpid()) + ".json");
   writer.write(path.string());
-  const YAML::Node root = YAML::LoadFile(path.string());  // JSON is YAML 1.2 flow syntax
+  testing::ReadTrace p = testing::read_trace(path.string());
   fs::remove(path);
-  REQUIRE(root["traceEvents"].IsSequence());
-  REQUIRE(root["otherData"]["tracks"].as<std::string>().find("representative") != std::string::npos);
-  Parsed p;
-  for (const auto& e : root["traceEvents"]) {
-    const std::string ph = e["ph"].as<std::string>();
-    REQUIRE(e["pid"].as<int>() == 1);
-    if (ph == "M") {
-      if (e["name"].as<std::string>() == "thread_name") p.thread_names[e["tid"].as<int>()] = e["args"]["name"].as<std::string>();
-      continue;
-    }
-    REQUIRE(ph == "X");
-    Ev ev;
-    ev.tid = e["tid"].as<int>();
-    ev.ts = e["ts"].as<double>() * 1e-6;
-    ev.dur = e["dur"].as<double>() * 1e-6;
-    ev.name = e["name"].as<std::string>();
-    ev.cat = e["cat"].as<std::string>();
-    CHECK(ev.ts >= 0);
-    CHECK(ev.dur > 0);
-    p.events.push_back(ev);
-  }
+  REQUIRE(p.root["otherData"]["tracks"].as<std::string>().find("representative") != std::string::npos);
+  CHECK(p.root["otherData"]["tier"].as<std::string>() == "analytical");
+  for (const auto& e : p.events) REQUIRE(e.pid == 1);  // no link tracks on the analytical tier
+  CHECK(p.counters.empty());
   return p;
-}
-
-// Events of each track in file order: starts never decrease, and each event lies inside the
-// enclosing open one or after it (proper nesting, what the format requires of complete events).
-void check_order_and_nesting(const Parsed& p) {
-  const double eps = 1e-12;
-  std::map<int, std::vector<const Ev*>> tracks;
-  for (const auto& e : p.events) tracks[e.tid].push_back(&e);
-  for (const auto& [tid, evs] : tracks) {
-    INFO("track " << tid << " " << p.thread_names.at(tid));
-    std::vector<const Ev*> open;
-    double last = -1;
-    for (const Ev* e : evs) {
-      CHECK(e->ts >= last - eps);
-      last = e->ts;
-      while (!open.empty() && e->ts >= open.back()->ts + open.back()->dur - eps) open.pop_back();
-      if (!open.empty()) {
-        INFO(e->name << " inside " << open.back()->name);
-        CHECK(e->ts + e->dur <= open.back()->ts + open.back()->dur + 1e-9 * (1 + e->ts));
-      }
-      open.push_back(e);
-    }
-  }
 }
 
 void check_busy_times(const ClusterSpec& c, const WorkloadSpec& w) {
   step::IterationTimeline tl;
-  const Parsed p = write_and_read(c, w, tl);
-  check_order_and_nesting(p);
+  const testing::ReadTrace p = write_and_read(c, w, tl);
+  testing::check_order_and_nesting(p);
   const StepResult& r = tl.result;
   const step::GpuCompute gpu(c.gpu, 1.0);
   const step::CollectiveModel net(c, 1.0);
@@ -226,7 +177,8 @@ int exit_code_of(const std::string& args) {
 }
 }  // namespace
 
-TEST_CASE("step --trace and run --trace write files Perfetto opens; a bad path or tier exits 2", "[trace][scenario]") {
+TEST_CASE("step --trace (both tiers) and run --trace write files Perfetto opens; a bad path exits 2",
+          "[trace][scenario]") {
   const fs::path dir = fs::temp_directory_path() / ("fleetsim_trace_cli." + std::to_string(getpid()));
   fs::create_directories(dir);
   const fs::path step = dir / "step.json", run = dir / "run.json";
@@ -238,7 +190,11 @@ TEST_CASE("step --trace and run --trace write files Perfetto opens; a bad path o
   CHECK(YAML::LoadFile(run.string())["traceEvents"].size() > 10);
   CHECK(exit_code_of("step --trace /nonexistent-dir/step.json") == 2);
   CHECK(exit_code_of("run --replications 1 --set run.duration=2d --trace /nonexistent-dir/run.json") == 2);
-  CHECK(exit_code_of("step --tier simgrid --trace " + (dir / "sg.json").string()) == 2);
-  CHECK_FALSE(fs::exists(dir / "sg.json"));
+  // The SimGrid tier adds the fabric's tracks (process 2); tests/unit/simgrid_trace_test.cpp checks them.
+  CHECK(exit_code_of("step --tier simgrid --trace " + (dir / "sg.json").string()) == 0);
+  const auto sg = testing::read_trace((dir / "sg.json").string());
+  CHECK(sg.root["otherData"]["tier"].as<std::string>() == "simgrid");
+  CHECK(sg.thread(2, 0).find("NIC - leaf switch") != std::string::npos);
+  CHECK(exit_code_of("step --tier simgrid --trace /nonexistent-dir/sg.json") == 2);
   fs::remove_all(dir);
 }

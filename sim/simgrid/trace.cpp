@@ -1,0 +1,139 @@
+// The SimGrid tier's iteration timeline: the rank tracks as the analytical trace lays them out
+// (sim/step/trace.cpp, from this tier's capture), plus one track per level of the fabric that
+// carries traffic.
+//
+// Symmetry keeps the link tracks small, as it keeps the rank tracks: they hold the transfers of
+// the representative ranks only (one GPU per pipeline stage: its pipeline sends and its
+// data-parallel collectives), aggregated per level (NVLink, NIC to leaf, leaf to spine, pod to
+// core) rather than per cable. Transfers that overlap in time on a level merge into one span
+// carrying their count and bytes, so each track's spans are disjoint (the trace format requires
+// complete events on one thread to nest) and the file grows with the schedule, not the GPUs.
+#include <algorithm>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "sim/simgrid/simgrid_tier.hpp"
+
+namespace fleetsim {
+
+const char* fabric_level_name(FabricLevel level) {
+  switch (level) {
+    case FabricLevel::NvLink: return "NVLink (GPU - NVSwitch)";
+    case FabricLevel::NicLeaf: return "NIC - leaf switch";
+    case FabricLevel::LeafSpine: return "leaf - spine";
+    case FabricLevel::PodCore: return "pod - core";
+  }
+  return "?";
+}
+
+namespace {
+
+struct Piece {
+  double start = 0, end = 0, bytes = 0;
+  const std::string* name = nullptr;
+};
+
+// Disjoint spans of one track: each the union of transfers that overlap or touch.
+void merge_track(std::vector<Piece> pieces, int track, const char* merged_name, std::vector<step::LinkSpan>& out) {
+  std::stable_sort(pieces.begin(), pieces.end(), [](const Piece& a, const Piece& b) {
+    return a.start != b.start ? a.start < b.start : a.end < b.end;
+  });
+  size_t i = 0;
+  while (i < pieces.size()) {
+    size_t k = i;
+    double end = pieces[i].end, bytes = 0;
+    while (k < pieces.size() && pieces[k].start <= end) {
+      end = std::max(end, pieces[k].end);
+      bytes += pieces[k].bytes;
+      ++k;
+    }
+    // Most transfers in flight at once in this span: starts and ends swept in time order (an end
+    // before a start at the same instant: back-to-back transfers do not overlap).
+    std::vector<std::pair<double, int>> edges;
+    for (size_t q = i; q < k; ++q) {
+      edges.emplace_back(pieces[q].start, 1);
+      edges.emplace_back(pieces[q].end, -1);
+    }
+    std::sort(edges.begin(), edges.end());
+    int live = 0, peak = 0;
+    for (const auto& e : edges) peak = std::max(peak, live += e.second);
+
+    step::LinkSpan s;
+    s.track = track;
+    s.start = pieces[i].start;
+    s.duration = end - s.start;
+    const int n = static_cast<int>(k - i);
+    s.name = n == 1 ? *pieces[i].name : merged_name;
+    s.args = {{"bytes", bytes}, {"transfers", n}, {"peak_concurrent", peak},
+              {"mean_rate_bytes_per_s", bytes / s.duration}};
+    out.push_back(std::move(s));
+    i = k;
+  }
+}
+
+// A level's aggregate throughput as a step function: each transfer at its mean rate (bytes over
+// its duration) while it is in flight. One point per instant where the rate changes; exactly 0
+// when nothing is in flight.
+void rate_points(const std::vector<Piece>& pieces, int counter, std::vector<step::LinkRate>& out) {
+  std::vector<std::pair<double, double>> edges;  // (time, rate change)
+  for (const Piece& p : pieces) {
+    const double rate = p.bytes / (p.end - p.start);
+    edges.emplace_back(p.start, rate);
+    edges.emplace_back(p.end, -rate);
+  }
+  std::sort(edges.begin(), edges.end());
+  double rate = 0;
+  int live = 0;
+  for (size_t i = 0; i < edges.size();) {
+    const double at = edges[i].first;
+    for (; i < edges.size() && edges[i].first == at; ++i) {
+      rate += edges[i].second;
+      live += edges[i].second > 0 ? 1 : -1;
+    }
+    if (live == 0) rate = 0;
+    const double value = std::max(0.0, rate);
+    if (!out.empty() && out.back().counter == counter && out.back().bytes_per_s == value) continue;
+    out.push_back({counter, at, value});
+  }
+}
+
+}  // namespace
+
+step::IterationTimeline simgrid_iteration_timeline(const ClusterSpec& cluster, const WorkloadSpec& workload,
+                                                   const SimgridOptions& options) {
+  SimgridTimeline sg;
+  const StepResult result = simgrid_evaluate_step(cluster, workload, options, &sg);
+  step::IterationTimeline tl = step::timeline_from_capture(sg.capture, result, workload);
+  for (int level = 0; level < kFabricLevels; ++level) {
+    std::vector<Piece> all, pipeline, dp;
+    for (const FabricTransfer& t : sg.transfers) {
+      const double bytes = t.bytes[static_cast<size_t>(level)];
+      if (!(bytes > 0) || !(t.end > t.start)) continue;
+      const bool is_pp = t.category == step::trace_cat::kPp;
+      all.push_back({t.start, t.end, bytes, &t.name});
+      (is_pp ? pipeline : dp).push_back(all.back());
+    }
+    if (all.empty()) continue;
+    const std::string name = fabric_level_name(static_cast<FabricLevel>(level));
+    rate_points(all, static_cast<int>(tl.link_counters.size()), tl.link_rates);
+    tl.link_counters.push_back(name + " (bytes/s)");
+    for (const auto& [pieces, what] : {std::pair{&pipeline, "pipeline sends"}, std::pair{&dp, "DP collectives"}}) {
+      if (pieces->empty()) continue;
+      merge_track(std::move(*pieces), static_cast<int>(tl.link_tracks.size()), what, tl.links);
+      tl.link_tracks.push_back(name + ": " + what);
+    }
+  }
+  tl.links_note =
+      "one track per level of the fabric that carries traffic, for the representative ranks only: each stage's "
+      "GPU (one TP rank) with its pipeline sends, as SimGrid timed them, and its data-parallel collectives, where "
+      "the composition placed them at the simulated contended rate, their wire bytes split over the levels as "
+      "the simulated step's flows cross them (parameter all-gathers back to back from the iteration's start). "
+      "On each level, pipeline sends and DP collectives have a track each, where transfers that overlap are merged "
+      "into one span (its args count them and sum their bytes), and a counter gives the level's aggregate "
+      "throughput (each transfer at its mean rate). "
+      "Context- and expert-parallel traffic runs inside the ops and is not drawn here.";
+  return tl;
+}
+
+}  // namespace fleetsim

@@ -40,15 +40,17 @@ std::string trace_text(const ClusterSpec& c, const WorkloadSpec& w, const Simgri
 
 testing::ReadTrace write_and_read(const ClusterSpec& c, const WorkloadSpec& w, const SimgridOptions& o,
                                   step::IterationTimeline& tl) {
-  const std::string text = trace_text(c, w, o, tl);
+  tl = simgrid_iteration_timeline(c, w, o);
+  Scenario s;
+  s.file = "test";
+  s.description = "simgrid trace test";
+  s.cluster = c;
+  s.workload = w;
+  TraceWriter writer;
+  step::add_iteration_trace(tl, s, writer);
+  // One file per process: CTest runs the test cases of this file in parallel processes.
   const fs::path path = fs::temp_directory_path() / ("fleetsim_simgrid_trace_test." + std::to_string(getpid()) + ".json");
-  {
-    TraceWriter unused;  // the writer's own atomic write is tested elsewhere; here the text itself
-    std::FILE* f = std::fopen(path.string().c_str(), "wb");
-    REQUIRE(f);
-    std::fwrite(text.data(), 1, text.size(), f);
-    std::fclose(f);
-  }
+  writer.write(path.string());
   testing::ReadTrace t = testing::read_trace(path.string());
   fs::remove(path);
   return t;

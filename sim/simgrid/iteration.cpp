@@ -12,9 +12,7 @@
 //    analytical ones. So on a contention-free fabric both tiers agree, and every difference is
 //    contention the analytical tier does not see.
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <cstdio>
 #include <optional>
 
 #include "sim/core/error.hpp"
@@ -25,7 +23,6 @@
 #include "sim/step/gemm_efficiency.hpp"
 #include "sim/step/pipeline_schedule.hpp"
 #include "sim/step/stage_costs.hpp"
-#include "sim/step/trace.hpp"
 
 namespace fleetsim {
 
@@ -57,106 +54,6 @@ Calibrated finish(PendingCollective& p) {
   c.step = finish_collective(p).step.si();
   c.plan = std::move(p.plan);
   return c;
-}
-
-// Levels of the fabric a route crosses.
-std::array<bool, kFabricLevels> levels_of(const std::vector<LinkId>& route) {
-  std::array<bool, kFabricLevels> on{};
-  for (LinkId id : route) {
-    switch (id.kind) {
-      case LinkKind::NvlUp:
-      case LinkKind::NvlDown: on[static_cast<size_t>(FabricLevel::NvLink)] = true; break;
-      case LinkKind::NicUp:
-      case LinkKind::NicDown: on[static_cast<size_t>(FabricLevel::NicLeaf)] = true; break;
-      case LinkKind::LeafUp:
-      case LinkKind::LeafDown: on[static_cast<size_t>(FabricLevel::LeafSpine)] = true; break;
-      case LinkKind::PodUp:
-      case LinkKind::PodDown: on[static_cast<size_t>(FabricLevel::PodCore)] = true; break;
-    }
-  }
-  return on;
-}
-
-// Bytes a rank puts on the wire per byte of a ring collective's buffer, and the share of those
-// bytes on each level: the share of the simulated step's flows (of our job) that cross it.
-struct WireShare {
-  double per_buffer_byte = 0;
-  std::array<double, kFabricLevels> level{};
-};
-WireShare wire_share(const Fabric& fabric, const CollectivePlan* plan, step::Collective kind, int group_size) {
-  WireShare w;
-  if (!plan || group_size <= 1) return w;
-  const double n = group_size;
-  w.per_buffer_byte = (kind == step::Collective::AllReduce ? 2.0 : 1.0) * (n - 1) / n;
-  int flows = 0;
-  for (const Flow& f : plan->flows) {
-    if (f.background) continue;
-    ++flows;
-    const auto on = levels_of(fabric.route(f.src, f.dst));
-    for (size_t k = 0; k < on.size(); ++k) w.level[k] += on[k] ? 1.0 : 0.0;
-  }
-  for (double& x : w.level) x = flows > 0 ? x / flows : 0.0;
-  return w;
-}
-
-// The transfers of the representative ranks for the trace (SimgridTimeline::transfers).
-void record_transfers(const TierSetup& setup, const PipelineProgram& prog, const PipelineRun* pipe,
-                      const step::CollectiveVolumes& vol, const std::vector<step::DpSpan>& dp,
-                      const CollectivePlan* dense, const CollectivePlan* expert, std::vector<FabricTransfer>& out) {
-  char name[96];
-  if (pipe) {
-    const int P = prog.stages;
-    for (const PipelineRun::Transfer& t : pipe->transfers) {
-      FabricTransfer f;
-      const bool forward = t.to > t.from;
-      std::snprintf(name, sizeof name, "%s mb%d c%d -> c%d", forward ? "activation" : "gradient", t.microbatch, t.from,
-                    t.to);
-      f.name = name;
-      f.category = step::trace_cat::kPp;
-      f.stage = t.from % P;
-      f.start = t.start;
-      f.end = t.end;
-      const auto on = levels_of(setup.fabric.route(prog.stage_gpu[static_cast<size_t>(t.from % P)],
-                                                   prog.stage_gpu[static_cast<size_t>(t.to % P)]));
-      for (size_t k = 0; k < on.size(); ++k) f.bytes[k] = on[k] ? prog.p2p_bytes : 0.0;
-      out.push_back(std::move(f));
-    }
-  }
-  std::vector<double> gather_at(static_cast<size_t>(prog.stages), 0.0);
-  for (const step::DpSpan& d : dp) {
-    const WireShare ds = wire_share(setup.fabric, dense, d.kind, vol.dp_grad_group.size);
-    const WireShare es = wire_share(setup.fabric, expert, d.kind, vol.expert_dp_group.size);
-    auto transfer = [&](const std::string& what, double start, double seconds, double share) {
-      FabricTransfer f;
-      f.name = what;
-      f.category = step::trace_cat::kDp;
-      f.stage = d.rank;
-      f.start = start;
-      f.end = start + seconds;
-      for (size_t k = 0; k < f.bytes.size(); ++k)
-        f.bytes[k] = share * (d.dense_bytes * ds.per_buffer_byte * ds.level[k] +
-                              d.expert_bytes * es.per_buffer_byte * es.level[k]);
-      out.push_back(std::move(f));
-    };
-    const char* kind = d.kind == step::Collective::AllReduce ? "all-reduce" : "reduce-scatter";
-    if (d.chunk >= 0) {
-      const auto buckets = step::gradient_bucket_intervals(d);
-      for (size_t k = 0; k < buckets.size(); ++k) {
-        if (buckets.size() > 1)
-          std::snprintf(name, sizeof name, "%s grads c%d bucket %d/%d", kind, d.chunk, static_cast<int>(k) + 1,
-                        d.buckets);
-        else
-          std::snprintf(name, sizeof name, "%s grads c%d", kind, d.chunk);
-        transfer(name, buckets[k].first, buckets[k].second, 1.0 / static_cast<double>(buckets.size()));
-      }
-    } else {
-      double& at = gather_at[static_cast<size_t>(d.rank)];
-      std::snprintf(name, sizeof name, "%s (stage %d)",
-                    d.chunk == -2 ? "ZeRO-3 parameter gathers" : "parameter all-gather", d.rank);
-      transfer(name, at, d.seconds, 1.0);
-      at += d.seconds;
-    }
-  }
 }
 
 bool spans_nodes(const step::GroupPlacement& g, const Layout& layout, const Fabric& fabric) {

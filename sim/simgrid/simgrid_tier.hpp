@@ -80,7 +80,6 @@ inline constexpr int kFabricLevels = 4;
 struct FabricTransfer {
   std::string name;      // "activation mb3 c5 -> c6", "reduce-scatter grads c5 bucket 2/4"
   std::string category;  // step::trace_cat::kPp (a pipeline send) or kDp (a data-parallel collective)
-  int stage = 0;         // the pipeline rank that sends it, or whose data-parallel group runs it
   double start = 0, end = 0;
   std::array<double, kFabricLevels> bytes{};
 };

@@ -8,6 +8,7 @@
 #include "sim/simgrid/plan.hpp"
 #include "sim/simgrid/sg_runs.hpp"
 #include "sim/simgrid/simgrid_tier.hpp"
+#include "sim/step/compose.hpp"
 #include "sim/step/pipeline_schedule.hpp"
 #include "sim/step/stage_costs.hpp"
 
@@ -62,5 +63,11 @@ struct PipelineRun {
   std::vector<Transfer> transfers;
   PipelineRun(const std::vector<double>& out, const PipelineProgram& program);
 };
+
+// For the trace: the pipeline's sends as SimGrid ran them and the data-parallel collectives as
+// composed, with the bytes each puts on every fabric level (SimgridTimeline::transfers; trace.cpp).
+void record_transfers(const TierSetup& setup, const PipelineProgram& program, const PipelineRun* pipe,
+                      const step::CollectiveVolumes& volumes, const std::vector<step::DpSpan>& dp,
+                      const CollectivePlan* dense, const CollectivePlan* expert, std::vector<FabricTransfer>& out);
 
 }  // namespace fleetsim::sgtier

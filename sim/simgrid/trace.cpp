@@ -9,13 +9,120 @@
 // carrying their count and bytes, so each track's spans are disjoint (the trace format requires
 // complete events on one thread to nest) and the file grows with the schedule, not the GPUs.
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "sim/simgrid/simgrid_tier.hpp"
+#include "sim/simgrid/tier_internal.hpp"
 
 namespace fleetsim {
+
+namespace sgtier {
+
+namespace {
+
+// Levels of the fabric a route crosses.
+std::array<bool, kFabricLevels> levels_of(const std::vector<LinkId>& route) {
+  std::array<bool, kFabricLevels> on{};
+  for (LinkId id : route) {
+    switch (id.kind) {
+      case LinkKind::NvlUp:
+      case LinkKind::NvlDown: on[static_cast<size_t>(FabricLevel::NvLink)] = true; break;
+      case LinkKind::NicUp:
+      case LinkKind::NicDown: on[static_cast<size_t>(FabricLevel::NicLeaf)] = true; break;
+      case LinkKind::LeafUp:
+      case LinkKind::LeafDown: on[static_cast<size_t>(FabricLevel::LeafSpine)] = true; break;
+      case LinkKind::PodUp:
+      case LinkKind::PodDown: on[static_cast<size_t>(FabricLevel::PodCore)] = true; break;
+    }
+  }
+  return on;
+}
+
+// Where a ring collective's wire bytes go: the share of the simulated step's flows (of our job)
+// that cross each level.
+std::array<double, kFabricLevels> level_shares(const Fabric& fabric, const CollectivePlan* plan) {
+  std::array<double, kFabricLevels> share{};
+  if (!plan) return share;
+  int flows = 0;
+  for (const Flow& f : plan->flows) {
+    if (f.background) continue;
+    ++flows;
+    const auto on = levels_of(fabric.route(f.src, f.dst));
+    for (size_t k = 0; k < on.size(); ++k) share[k] += on[k] ? 1.0 : 0.0;
+  }
+  for (double& x : share) x = flows > 0 ? x / flows : 0.0;
+  return share;
+}
+
+// Bytes a rank of a ring of n puts on the wire per byte of the collective's buffer.
+double wire_per_buffer_byte(step::Collective kind, int n) {
+  if (n <= 1) return 0.0;
+  return (kind == step::Collective::AllReduce ? 2.0 : 1.0) * (n - 1.0) / n;
+}
+
+}  // namespace
+
+void record_transfers(const TierSetup& setup, const PipelineProgram& prog, const PipelineRun* pipe,
+                      const step::CollectiveVolumes& vol, const std::vector<step::DpSpan>& dp,
+                      const CollectivePlan* dense, const CollectivePlan* expert, std::vector<FabricTransfer>& out) {
+  char name[96];
+  if (pipe) {
+    const int P = prog.stages;
+    for (const PipelineRun::Transfer& t : pipe->transfers) {
+      FabricTransfer f;
+      const bool forward = t.to > t.from;
+      std::snprintf(name, sizeof name, "%s mb%d c%d -> c%d", forward ? "activation" : "gradient", t.microbatch, t.from,
+                    t.to);
+      f.name = name;
+      f.category = step::trace_cat::kPp;
+      f.start = t.start;
+      f.end = t.end;
+      const auto on = levels_of(setup.fabric.route(prog.stage_gpu[static_cast<size_t>(t.from % P)],
+                                                   prog.stage_gpu[static_cast<size_t>(t.to % P)]));
+      for (size_t k = 0; k < on.size(); ++k) f.bytes[k] = on[k] ? prog.p2p_bytes : 0.0;
+      out.push_back(std::move(f));
+    }
+  }
+  const auto dense_share = level_shares(setup.fabric, dense), expert_share = level_shares(setup.fabric, expert);
+  std::vector<double> gather_at(static_cast<size_t>(prog.stages), 0.0);
+  for (const step::DpSpan& d : dp) {
+    const double dense_wire = d.dense_bytes * wire_per_buffer_byte(d.kind, vol.dp_grad_group.size);
+    const double expert_wire = d.expert_bytes * wire_per_buffer_byte(d.kind, vol.expert_dp_group.size);
+    auto transfer = [&](const std::string& what, double start, double seconds, double part) {
+      FabricTransfer f;
+      f.name = what;
+      f.category = step::trace_cat::kDp;
+      f.start = start;
+      f.end = start + seconds;
+      for (size_t k = 0; k < f.bytes.size(); ++k)
+        f.bytes[k] = part * (dense_wire * dense_share[k] + expert_wire * expert_share[k]);
+      out.push_back(std::move(f));
+    };
+    const char* kind = d.kind == step::Collective::AllReduce ? "all-reduce" : "reduce-scatter";
+    if (d.chunk >= 0) {
+      const auto buckets = step::gradient_bucket_intervals(d);
+      for (size_t k = 0; k < buckets.size(); ++k) {
+        if (buckets.size() > 1)
+          std::snprintf(name, sizeof name, "%s grads c%d bucket %d/%d", kind, d.chunk, static_cast<int>(k) + 1,
+                        d.buckets);
+        else
+          std::snprintf(name, sizeof name, "%s grads c%d", kind, d.chunk);
+        transfer(name, buckets[k].first, buckets[k].second, 1.0 / static_cast<double>(buckets.size()));
+      }
+    } else {
+      double& at = gather_at[static_cast<size_t>(d.rank)];
+      std::snprintf(name, sizeof name, "%s (stage %d)",
+                    d.chunk == -2 ? "ZeRO-3 parameter gathers" : "parameter all-gather", d.rank);
+      transfer(name, at, d.seconds, 1.0);
+      at += d.seconds;
+    }
+  }
+}
+
+}  // namespace sgtier
 
 const char* fabric_level_name(FabricLevel level) {
   switch (level) {

@@ -79,7 +79,8 @@ inline constexpr int kFabricLevels = 4;
 // on each level of the fabric (0: it does not cross that level).
 struct FabricTransfer {
   std::string name;      // "activation mb3 c5 -> c6", "reduce-scatter grads c5 bucket 2/4"
-  std::string category;  // step::trace_cat::kPp (a pipeline send) or kDp (a data-parallel collective)
+  enum class Kind { PipelineSend, GradientReduction, ParameterGather };
+  Kind kind = Kind::PipelineSend;
   double start = 0, end = 0;
   std::array<double, kFabricLevels> bytes{};
 };

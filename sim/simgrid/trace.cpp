@@ -77,7 +77,7 @@ void record_transfers(const TierSetup& setup, const PipelineProgram& prog, const
       std::snprintf(name, sizeof name, "%s mb%d c%d -> c%d", forward ? "activation" : "gradient", t.microbatch, t.from,
                     t.to);
       f.name = name;
-      f.category = step::trace_cat::kPp;
+      f.kind = FabricTransfer::Kind::PipelineSend;
       f.start = t.start;
       f.end = t.end;
       const auto on = levels_of(setup.fabric.route(prog.stage_gpu[static_cast<size_t>(t.from % P)],
@@ -94,7 +94,7 @@ void record_transfers(const TierSetup& setup, const PipelineProgram& prog, const
     auto transfer = [&](const std::string& what, double start, double seconds, double part) {
       FabricTransfer f;
       f.name = what;
-      f.category = step::trace_cat::kDp;
+      f.kind = d.chunk >= 0 ? FabricTransfer::Kind::GradientReduction : FabricTransfer::Kind::ParameterGather;
       f.start = start;
       f.end = start + seconds;
       for (size_t k = 0; k < f.bytes.size(); ++k)
@@ -213,22 +213,23 @@ step::IterationTimeline simgrid_iteration_timeline(const ClusterSpec& cluster, c
   const StepResult result = simgrid_evaluate_step(cluster, workload, options, &sg);
   step::IterationTimeline tl = step::timeline_from_capture(sg.capture, result, workload);
   for (int level = 0; level < kFabricLevels; ++level) {
-    std::vector<Piece> all, pipeline, dp;
+    std::vector<Piece> all;
+    std::array<std::vector<Piece>, 3> by_kind;  // FabricTransfer::Kind
     for (const FabricTransfer& t : sg.transfers) {
       const double bytes = t.bytes[static_cast<size_t>(level)];
       if (!(bytes > 0) || !(t.end > t.start)) continue;
-      const bool is_pp = t.category == step::trace_cat::kPp;
       all.push_back({t.start, t.end, bytes, &t.name});
-      (is_pp ? pipeline : dp).push_back(all.back());
+      by_kind[static_cast<size_t>(t.kind)].push_back(all.back());
     }
     if (all.empty()) continue;
     const std::string name = fabric_level_name(static_cast<FabricLevel>(level));
     rate_points(all, static_cast<int>(tl.link_counters.size()), tl.link_rates);
     tl.link_counters.push_back(name + " (bytes/s)");
-    for (const auto& [pieces, what] : {std::pair{&pipeline, "pipeline sends"}, std::pair{&dp, "DP collectives"}}) {
-      if (pieces->empty()) continue;
-      merge_track(std::move(*pieces), static_cast<int>(tl.link_tracks.size()), what, tl.links);
-      tl.link_tracks.push_back(name + ": " + what);
+    const char* kinds[] = {"pipeline sends", "DP gradient reductions", "DP parameter gathers"};
+    for (size_t k = 0; k < by_kind.size(); ++k) {
+      if (by_kind[k].empty()) continue;
+      merge_track(std::move(by_kind[k]), static_cast<int>(tl.link_tracks.size()), kinds[k], tl.links);
+      tl.link_tracks.push_back(name + ": " + kinds[k]);
     }
   }
   tl.links_note =
@@ -236,7 +237,8 @@ step::IterationTimeline simgrid_iteration_timeline(const ClusterSpec& cluster, c
       "GPU (one TP rank) with its pipeline sends, as SimGrid timed them, and its data-parallel collectives, where "
       "the composition placed them at the simulated contended rate, their wire bytes split over the levels as "
       "the simulated step's flows cross them (parameter all-gathers back to back from the iteration's start). "
-      "On each level, pipeline sends and DP collectives have a track each, where transfers that overlap are merged "
+      "On each level, pipeline sends, DP gradient reductions and DP parameter gathers have a track each, where "
+      "transfers that overlap are merged "
       "into one span (its args count them and sum their bytes), and a counter gives the level's aggregate "
       "throughput (each transfer at its mean rate). "
       "Context- and expert-parallel traffic runs inside the ops and is not drawn here.";

@@ -138,7 +138,7 @@ void check_simgrid_trace(const ClusterSpec& c, const WorkloadSpec& w, const Simg
     const std::string name = t.thread(2, static_cast<int>(k));
     CHECK(name == tl.link_tracks[k]);
     if (name == "NIC - leaf switch: pipeline sends") nic_pp = static_cast<int>(k);
-    if (name == "NIC - leaf switch: DP collectives") nic_dp = static_cast<int>(k);
+    if (name == "NIC - leaf switch: DP gradient reductions") nic_dp = static_cast<int>(k);
   }
   REQUIRE(nic_pp >= 0);
   if (dp > 1) CHECK(nic_dp >= 0);

@@ -77,8 +77,8 @@ std::vector<double> run_pipeline(const Fabric& fabric, const PipelineProgram& pr
   };
   const int VS = P * V;
   for (int p = 0; p < P; ++p) {
-    sg4::Actor::create("stage" + std::to_string(p), platform_host(prog.stage_gpu[p]), [&prog, p, P, VS, box, finish, last_bwd,
-                                                                          op_times, received] {
+    sg4::Actor::create("stage" + std::to_string(p), platform_host(prog.stage_gpu[p]),
+                       [&prog, p, P, VS, box, finish, last_bwd, op_times, received] {
       // Eager transfers: this stage is the permanent receiver of its input mailboxes, so a
       // neighbour's send starts when issued (as a pre-posted NCCL receive would) and only the
       // in-flight transfers are live activities. An op may start once its input has landed plus

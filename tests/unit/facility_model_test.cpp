@@ -1,6 +1,5 @@
 #include <catch2/catch.hpp>
 
-#include <chrono>
 #include <cmath>
 #include <stdexcept>
 
@@ -116,14 +115,13 @@ TEST_CASE("the facility model refuses inputs no model can use", "[unit]") {
   CHECK_THROWS_AS(evaluate_facility(in), std::invalid_argument);
 }
 
-TEST_CASE("evaluating a 54-day run of 100k GPUs at hourly steps takes milliseconds", "[unit]") {
+// Its speed (milliseconds) is measured by bench/bench_facility (scripts/bench facility), not here.
+TEST_CASE("a 54-day run of 100k GPUs is evaluated at hourly steps with finite values", "[unit]") {
   FacilityInputs in = test_inputs(98304);
   in.facility.site.seasonal_amplitude = Kelvin(8);
   in.facility.site.diurnal_amplitude = Kelvin(4);
-  const auto t0 = std::chrono::steady_clock::now();
   const FacilityResult r = evaluate_facility(in);
-  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  INFO("evaluate_facility: " << ms << " ms for " << r.series.front().values.size() << " steps");
-  CHECK(r.series.front().values.size() == 54 * 24);
-  CHECK(ms < 50.0);
+  REQUIRE(r.series.front().values.size() == 54 * 24);
+  for (const auto& s : r.series)
+    for (const double v : s.values) CHECK(std::isfinite(v));
 }

@@ -152,7 +152,9 @@ SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runn
     const Point& p = points[i];
     PointOutcome outcome = result;
     std::vector<std::optional<double>> values;
-    if (outcome.ok) {
+    if (outcome.ok && outcome.headlines) {
+      values = *outcome.headlines;
+    } else if (outcome.ok) {
       try {
         values = read_headlines((dir / p.file).string());
       } catch (const std::exception& e) {

@@ -29,7 +29,7 @@ for tool in munged slurmctld slurmd sbatch squeue scontrol scancel sinfo mpirun;
 done
 
 t="$(mktemp -d /tmp/fleetsim_slurm.XXXXXX)"
-mkdir -p "$t/state" "$t/spool" "$t/munge"
+mkdir -p "$t/state" "$t/spool" "$t/munge" "$t/tmp"
 job=""
 cleanup() {
   # The job first (its steps are children of this slurmd's slurmstepd), then the daemons.
@@ -46,7 +46,9 @@ cleanup() {
 trap cleanup EXIT
 logs() { for f in "$t/slurmctld.log" "$t/slurmd.log" "$t/munge/log" "$t/job.out"; do [ -f "$f" ] && { echo "--- $f"; tail -n 15 "$f"; }; done; true; }
 
-# Two free TCP ports, so concurrent runs of this test (or another Slurm) on one machine do not meet.
+# Two free TCP ports, so concurrent runs of this test (or another Slurm) on one machine do not meet;
+# the first job id is the port and TmpFS private, as srun's PMIx plugin names its directory
+# TmpFS/spmix_appdir_UID_JOBID.STEP (two runs both at job 1 met in /tmp).
 read -r ctld_port slurmd_port < <(/usr/bin/python3 -c '
 import socket
 s = [socket.socket() for _ in range(2)]
@@ -66,6 +68,8 @@ AuthType=auth/munge
 AuthInfo=socket=$t/munge/sock,cred_expire=5
 StateSaveLocation=$t/state
 SlurmdSpoolDir=$t/spool
+TmpFS=$t/tmp
+FirstJobId=$ctld_port
 SlurmctldPidFile=$t/slurmctld.pid
 SlurmdPidFile=$t/slurmd.pid
 SlurmctldPort=$ctld_port

@@ -14,10 +14,11 @@
 # that the new launch credential is newer than the revocation slurmd recorded when it killed the
 # first attempt (slurmd rejects a credential with ctime <= revoked as "already killed, do not
 # launch batch job", slurm_cred.c). cred_expire defaults to 120 s; Slurm accepts 5, set below.
-# Forcing `scontrol update StartTime=now` instead (what this test did first) races that check:
-# on a fast start the relaunch lands in the same second as the revocation, slurmd refuses it,
-# and the job never runs again. The main scheduling loop runs every sched_interval (default
-# 60 s); 1 s here, so the job starts as soon as it is eligible.
+# Forcing `scontrol update StartTime=now` instead (what this test did first) can race that
+# check: a relaunch in the same second as the revocation is refused and the job does not run
+# again; and when the job was still completing after that version's 60 s wait, it fell back to
+# the full hold. The main scheduling loop runs every sched_interval (default 60 s); 1 s here, so
+# the job starts as soon as it is eligible.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 fleetsim="$(realpath "${1:?usage: $0 PATH/TO/fleetsim}")"

@@ -1,15 +1,18 @@
 #include "sim/mpi/sweep.hpp"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <mutex>
+#include <optional>
 #include <thread>
 
 #include "sim/mpi/world.hpp"
@@ -25,49 +28,83 @@ namespace {
 
 constexpr int kTagRequest = 151;  // worker -> 0: the result of a finished point (or none) + "next, please"
 constexpr int kTagAssign = 152;   // 0 -> worker: a point index, or -1 to close the slot
-// Idle ranks poll with a sleep that doubles from 50 us to 5 ms and restarts at 50 us after any
-// message: a reply expected soon arrives within ~0.1 ms, and a rank waiting on a long point
-// wakes 200 times a second at most (negligible CPU next to the point processes).
+// Idle ranks poll with a sleep that doubles from 50 us to a cap and restarts at 50 us after any
+// message: a reply expected soon arrives within ~0.1 ms. A worker waiting on a long point caps at
+// 5 ms (and is woken at once when its point finishes); the dispatcher caps at 1 ms, as each of
+// its wake-ups may hold a rank waiting for its next point (1,000 wake-ups a second of an Iprobe
+// each cost well under 1% of a core).
 class Backoff {
  public:
+  explicit Backoff(std::chrono::microseconds max) : max_(max) {}
   void reset() { wait_ = kMin; }
   void sleep() {
     std::this_thread::sleep_for(wait_);
     grow();
   }
   std::chrono::microseconds wait_for() const { return wait_; }
-  void grow() { wait_ = std::min(kMax, wait_ * 2); }
+  void grow() { wait_ = std::min(max_, wait_ * 2); }
 
  private:
-  static constexpr std::chrono::microseconds kMin{50}, kMax{5000};
+  static constexpr std::chrono::microseconds kMin{50};
+  std::chrono::microseconds max_;
   std::chrono::microseconds wait_ = kMin;
 };
 
 // A request: the point a slot finished (-1 when the slot is new), whether it succeeded, its
-// seconds, then its error text.
+// seconds, its headline figures as the worker read them back from its results file (so rank 0
+// need not open the file: sim/sweep/runner.hpp), then its error text. On the wire: point, ok,
+// seconds, the number of figures (-1: none read), the figures (NaN for a missing one:
+// read_headlines never returns a non-finite value), the error.
 struct Request {
   long long point = -1;
   int ok = 0;
   double seconds = 0;
+  std::optional<std::vector<std::optional<double>>> headlines;
   std::string error;
 };
 
+template <class T>
+void put(std::vector<char>& b, const T& v) {
+  const char* p = reinterpret_cast<const char*>(&v);
+  b.insert(b.end(), p, p + sizeof v);
+}
+
+template <class T>
+T take(const char*& p) {
+  T v;
+  std::memcpy(&v, p, sizeof v);
+  p += sizeof v;
+  return v;
+}
+
 std::vector<char> pack(const Request& r) {
-  std::vector<char> b(sizeof r.point + sizeof r.ok + sizeof r.seconds + r.error.size());
-  char* p = b.data();
-  std::memcpy(p, &r.point, sizeof r.point), p += sizeof r.point;
-  std::memcpy(p, &r.ok, sizeof r.ok), p += sizeof r.ok;
-  std::memcpy(p, &r.seconds, sizeof r.seconds), p += sizeof r.seconds;
-  std::memcpy(p, r.error.data(), r.error.size());
+  std::vector<char> b;
+  const int n = r.headlines ? static_cast<int>(r.headlines->size()) : -1;
+  b.reserve(sizeof r.point + sizeof r.ok + sizeof r.seconds + sizeof n + sizeof(double) * std::max(0, n) +
+            r.error.size());
+  put(b, r.point);
+  put(b, r.ok);
+  put(b, r.seconds);
+  put(b, n);
+  for (int i = 0; i < n; ++i) put(b, (*r.headlines)[static_cast<size_t>(i)].value_or(std::nan("")));
+  b.insert(b.end(), r.error.begin(), r.error.end());
   return b;
 }
 
 Request unpack(const std::vector<char>& b) {
   Request r;
   const char* p = b.data();
-  std::memcpy(&r.point, p, sizeof r.point), p += sizeof r.point;
-  std::memcpy(&r.ok, p, sizeof r.ok), p += sizeof r.ok;
-  std::memcpy(&r.seconds, p, sizeof r.seconds), p += sizeof r.seconds;
+  r.point = take<long long>(p);
+  r.ok = take<int>(p);
+  r.seconds = take<double>(p);
+  const int n = take<int>(p);
+  if (n >= 0) {
+    r.headlines.emplace();
+    for (int i = 0; i < n; ++i) {
+      const double v = take<double>(p);
+      r.headlines->push_back(std::isfinite(v) ? std::optional<double>(v) : std::nullopt);
+    }
+  }
   r.error.assign(p, b.data() + b.size());
   return r;
 }
@@ -118,6 +155,28 @@ double since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
 }
 
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+// What one message from another rank costs rank 0's main thread, from its receipt to the reply
+// sent (recording the finished point, its log line, the index when due, the next assignment):
+// the dispatcher's capacity is one over it. Wall and CPU time, as the machine may be shared.
+struct DispatchCost {
+  long long points = 0;
+  double wall = 0, cpu = 0;
+  void print() const {
+    if (points == 0) return;
+    std::fprintf(stderr,
+                 "sweep: dispatcher (rank 0): %lld points from other ranks, %.0f us wall and %.0f us CPU per point: "
+                 "it keeps up with about %.0f points/s\n",
+                 points, 1e6 * wall / static_cast<double>(points), 1e6 * cpu / static_cast<double>(points),
+                 static_cast<double>(points) / std::max(wall, 1e-9));
+  }
+};
+
 }  // namespace
 
 sweep::PointExecutor sweep_dispatcher(int jobs) {
@@ -142,25 +201,38 @@ sweep::PointExecutor sweep_dispatcher(int jobs) {
     const long long slots = static_cast<long long>(w.size - 1) * std::max(1, jobs);
     long long closed = 0;
     std::vector<char> buf;
-    Backoff backoff;
+    Backoff backoff(std::chrono::milliseconds(1));
+    DispatchCost cost;
     while (closed < slots) {
       int from = 0;
       if (!try_receive(kTagRequest, MPI_ANY_SOURCE, buf, from)) {
         backoff.sleep();
         continue;
       }
+      const auto wall0 = std::chrono::steady_clock::now();
+      const double cpu0 = thread_cpu_seconds();
       backoff.reset();
       const Request req = unpack(buf);
       if (req.point >= 0) {
-        done(static_cast<size_t>(req.point), {req.ok != 0, req.error}, req.seconds);
+        sweep::PointOutcome outcome;
+        outcome.ok = req.ok != 0;
+        outcome.error = req.error;
+        outcome.headlines = req.headlines;
+        done(static_cast<size_t>(req.point), outcome, req.seconds);
         rate.tick();
       }
       const size_t k = next++;
       long long assign = k < todo.size() ? static_cast<long long>(todo[k]) : -1;
       if (assign < 0) ++closed;
       MPI_Send(&assign, 1, MPI_LONG_LONG, from, kTagAssign, MPI_COMM_WORLD);
+      if (req.point >= 0) {
+        ++cost.points;
+        cost.wall += since(wall0);
+        cost.cpu += thread_cpu_seconds() - cpu0;
+      }
     }
     for (auto& t : local) t.join();
+    cost.print();
   };
 }
 
@@ -170,7 +242,7 @@ int sweep_worker(const std::vector<sweep::Point>& points, const sweep::PointRunn
   std::mutex m;
   std::condition_variable finished_cv;  // wakes the main thread as soon as a point finishes
   std::deque<Request> finished;  // filled by point threads, sent by the main thread (MPI_THREAD_FUNNELED)
-  Backoff backoff;
+  Backoff backoff(std::chrono::milliseconds(5));
   std::vector<std::pair<long long, std::thread>> running;  // joined once their result is sent
   const auto hello = pack(Request{});
   for (int j = 0; j < jobs; ++j)
@@ -191,15 +263,18 @@ int sweep_worker(const std::vector<sweep::Point>& points, const sweep::PointRunn
         running.emplace_back(i, std::thread([&, i] {
           const auto start = std::chrono::steady_clock::now();
           const sweep::Point& p = points[static_cast<size_t>(i)];
+          const std::string path = (std::filesystem::path(dir) / p.file).string();
           sweep::PointOutcome r;
           try {
-            r = runner(p, (std::filesystem::path(dir) / p.file).string(), threads);
+            r = runner(p, path, threads);
+            // Read back here, as rank 0 would (same call, same error when the file is unreadable).
+            if (r.ok) r.headlines = sweep::read_headlines(path);
           } catch (const std::exception& e) {
             r = {false, e.what()};
           }
           {
             std::lock_guard lock(m);
-            finished.push_back({i, r.ok ? 1 : 0, since(start), r.error});
+            finished.push_back({i, r.ok ? 1 : 0, since(start), std::move(r.headlines), r.error});
           }
           finished_cv.notify_one();
         }));

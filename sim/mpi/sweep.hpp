@@ -2,8 +2,10 @@
 // magnitude, so a static split would leave ranks idle): rank 0 is the dispatcher and also runs
 // points; every rank keeps `jobs` points in flight and asks rank 0 for the next one each time one
 // finishes. A point is run by the rank that got it, through the same runner as a local sweep, so
-// it writes its results file atomically itself; rank 0 alone reads it back and rewrites
-// DIR/index.csv (sim/sweep/runner.hpp), so the directory is the same as a one-process sweep's.
+// it writes its results file atomically itself and reads its headline figures back; they travel
+// to rank 0 with the "next, please" message, and rank 0 alone rewrites DIR/index.csv
+// (sim/sweep/runner.hpp), so the directory is the same as a one-process sweep's while rank 0
+// opens no file per point of another rank (its per-point cost is what caps the sweep's rate).
 //
 // Ranks poll for messages with short sleeps rather than blocking in MPI: a blocking Open MPI
 // receive spins a core, which would steal it from the point processes when ranks share cores.

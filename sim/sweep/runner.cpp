@@ -110,9 +110,14 @@ SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runn
   std::vector<size_t> todo;
   std::mutex m;  // guards summary, the log and index.csv
   int reported = 0;
+  // One write per line: the log is stderr (unbuffered), where each << is a system call, and
+  // under mpirun a pipe whose reader wakes for each (7 per point on the MPI dispatcher's path).
   auto log = [&](const std::string& line) {
     if (!o.log) return;
-    *o.log << "[" << ++reported << "/" << summary.total << "] " << line << "\n";
+    std::string text = "[";
+    text.append(std::to_string(++reported)).append("/").append(std::to_string(summary.total)).append("] ");
+    text.append(line).append("\n");
+    *o.log << text;
     o.log->flush();
   };
 
@@ -152,7 +157,9 @@ SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runn
     const Point& p = points[i];
     PointOutcome outcome = result;
     std::vector<std::optional<double>> values;
-    if (outcome.ok) {
+    if (outcome.ok && outcome.headlines) {
+      values = *outcome.headlines;
+    } else if (outcome.ok) {
       try {
         values = read_headlines((dir / p.file).string());
       } catch (const std::exception& e) {

@@ -21,6 +21,10 @@ namespace fleetsim::sweep {
 struct PointOutcome {
   bool ok = false;
   std::string error;  // one line when !ok
+  // The point's headline figures when whoever ran it has read them back already (an MPI worker
+  // rank does, so that rank 0 does not open every results file itself); empty: run_sweep reads
+  // them. Both come from read_headlines on the same file, so the index is the same either way.
+  std::optional<std::vector<std::optional<double>>> headlines = std::nullopt;
 };
 
 // Runs one point and writes its result to `output_path` (atomically); `threads` for its replications.

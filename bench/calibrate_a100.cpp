@@ -175,6 +175,11 @@ void print_breakdown(const std::vector<step::StepCase>& cases, bool summary_only
                   ms(ch.backward.memory), ms(ch.backward.tp_comm), 1e3 * sc.p2p_time.si(), r.microbatches);
     }
     const auto& b = r.breakdown;
+    // Share of the iteration that the unfused attention calibration adds (its key off vs on).
+    ClusterSpec off = c.scenario.cluster;
+    off.gpu.unfused_attention_hbm_efficiency = 0;
+    const double attn_share = 1.0 - evaluate_step(off, c.scenario.workload).iteration_time.si() / r.iteration_time.si();
+    std::printf("    unfused-attention calibration: %.1f%% of the iteration\n", 100 * attn_share);
     std::printf("%-62s pub %8.1f pred %8.1f err %+6.1f%s | it %8.3fs comp %5.1f%% tp %4.1f%% pp %4.1f%% "
                 "bub %4.1f%% dp %4.1f%% opt %4.1f%% (math %4.1f%%) mem %5.1f GiB\n",
                 c.name.c_str(), v.published, v.predicted,
@@ -191,51 +196,13 @@ void print_breakdown(const std::vector<step::StepCase>& cases, bool summary_only
                 cases.front().metric == step::CaseMetric::MfuPercent ? " points" : "%", cases.size());
 }
 
-// Korthikanti et al. 2022 Table 4 (data/supplement/korthikanti2022_table4.csv): measured time
-// per transformer layer of their 22B model on 8 A100 (TP 8) under each recomputation /
-// sequence-parallel setting. The model's per-layer times come from the chunk costs with 48 and
-// 47 layers (the difference removes embedding and logits).
-struct LayerTimes { double fwd_ms, bwd_ms; };
-struct KorthikantiRow { std::string name; Scenario scenario; double fwd_ms, bwd_ms; };
+using step::KorthikantiRow;
+using step::korthikanti_rows;
 
-std::vector<KorthikantiRow> korthikanti_rows() {
-  const CsvTable t = read_csv(data_dir() + "/supplement/korthikanti2022_table4.csv");
-  std::vector<KorthikantiRow> out;
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    const double h = t.num(i, "hidden_size");
-    auto v = [&](const char* col) { return t.at(i, col); };
-    Scenario s = config::load_scenario("selene-a100", {
-        "cluster.gpus=" + v("tensor_parallel"), "workload.model.num_layers=" + v("num_layers"),
-        "workload.model.hidden_size=" + v("hidden_size"),
-        "workload.model.ffn_hidden_size=" + std::to_string(static_cast<long long>(4 * h)),
-        "workload.model.num_attention_heads=" + v("attention_heads"),
-        "workload.model.num_query_groups=" + v("attention_heads"), "workload.model.seq_length=" + v("seq_length"),
-        "workload.model.vocab_size=" + v("vocab_size"), "workload.model.swiglu=false",
-        "workload.parallel.tensor_model_parallel_size=" + v("tensor_parallel"),
-        "workload.parallel.pipeline_model_parallel_size=1", "workload.parallel.virtual_pipeline_model_parallel_size=1",
-        "workload.parallel.sequence_parallel=" + v("sequence_parallel"),
-        "workload.parallel.recompute_granularity=" + v("recompute_granularity"),
-        "workload.training.micro_batch_size=" + v("micro_batch_size"),
-        "workload.training.global_batch_size=" + v("micro_batch_size"), "workload.training.precision=fp16"});
-    s.workload.training.use_flash_attn = false;  // Megatron-LM of 2022: fused softmax, no flash attention
-    out.push_back({v("experiment"), s, t.num(i, "forward_ms"), t.num(i, "backward_ms")});
-  }
-  return out;
-}
-
-LayerTimes layer_times(const Scenario& s, double unfused_hbm) {
+step::LayerTimes layer_times(const Scenario& s, double unfused_hbm) {
   ClusterSpec cl = s.cluster;
   cl.gpu.unfused_attention_hbm_efficiency = unfused_hbm;
-  const step::GpuCompute gpu(cl.gpu);
-  const step::CollectiveModel net(cl);
-  WorkloadSpec w1 = s.workload;
-  w1.model.num_layers -= 1;
-  const auto a = step::stage_costs(cl, s.workload, gpu, net), b = step::stage_costs(cl, w1, gpu, net);
-  auto tot = [](const step::PhaseTime& p) { return (p.math + p.memory + p.tp_comm + p.cp_comm + p.ep_comm).si(); };
-  const auto& x = a.chunks.front();
-  const auto& y = b.chunks.front();
-  return {1e3 * (tot(x.forward) - tot(y.forward)),
-          1e3 * (tot(x.backward) + tot(x.recompute) - tot(y.backward) - tot(y.recompute))};
+  return step::layer_times(cl, s.workload);
 }
 
 // `calibrate_a100 --attention`: fits unfused_attention_hbm_efficiency on Table 4's attention
@@ -276,7 +243,7 @@ int fit_unfused_attention() {
   std::printf("  fitted unfused_attention_hbm_efficiency: %.3f (model attention core %.3f ms)\n", e, model_core(e));
   std::printf("  per-layer times at the fit (not fitted; Table 4 rows):\n");
   for (const auto& r : rows) {
-    const LayerTimes lt = layer_times(r.scenario, e);
+    const step::LayerTimes lt = layer_times(r.scenario, e);
     std::printf("    %-24s fwd %6.2f ms (measured %4.1f, %+5.1f%%)  bwd %6.2f ms (measured %4.1f, %+5.1f%%)\n", r.name.c_str(),
                 lt.fwd_ms, r.fwd_ms, 100 * (lt.fwd_ms - r.fwd_ms) / r.fwd_ms, lt.bwd_ms, r.bwd_ms,
                 100 * (lt.bwd_ms - r.bwd_ms) / r.bwd_ms);

@@ -100,3 +100,42 @@ TEST_CASE("vTrain single-node: the A100 calibration fits its 1,440 iterations wi
   print_mean(mean);
   CHECK(mean.pass);
 }
+
+// The calibration data of the A100 unfused attention path (issue 12; sim/step/README.md,
+// "Unfused attention"): Korthikanti et al. 2022 Table 4, time per layer of a 22B model on 8 A100.
+// The attention core that selective recomputation re-runs (backward with selective minus without,
+// with and without sequence parallelism: 1.3 ms each) is what `scripts/calibrate --attention`
+// fits, so the preset must reproduce it (within 5%: the table's 0.1 ms rounding). The other
+// rows are not fitted and are reported, bounded at 10% (today: forward 2.9-3.7% fast, backward
+// up to 7.3% slow where the 2022 code overlaps the TP all-reduce with the weight gradients).
+TEST_CASE("Korthikanti et al. 2022 Table 4: the A100 preset reproduces the measured attention core within 5%",
+          "[validation]") {
+  const auto rows = step::korthikanti_rows();
+  REQUIRE(rows.size() == 5);
+  std::printf("\n  Korthikanti et al. 2022 Table 4 (22B, 8 A100, TP 8, seq 2048), ms per layer\n");
+  std::vector<step::LayerTimes> model;
+  for (const auto& r : rows) {
+    model.push_back(step::layer_times(r.scenario.cluster, r.scenario.workload));
+    std::printf("  %-26s forward %6.2f (measured %4.1f, %+5.1f%%)  backward %6.2f (measured %4.1f, %+5.1f%%)\n",
+                r.name.c_str(), model.back().fwd_ms, r.fwd_ms, 100 * (model.back().fwd_ms - r.fwd_ms) / r.fwd_ms,
+                model.back().bwd_ms, r.bwd_ms, 100 * (model.back().bwd_ms - r.bwd_ms) / r.bwd_ms);
+    CHECK(std::abs(model.back().fwd_ms - r.fwd_ms) <= 0.10 * r.fwd_ms);
+    CHECK(std::abs(model.back().bwd_ms - r.bwd_ms) <= 0.10 * r.bwd_ms);
+  }
+  int pairs = 0;
+  for (size_t i = 0; i < rows.size(); ++i)
+    for (size_t j = 0; j < rows.size(); ++j) {
+      const auto& a = rows[i].scenario.workload.parallel;
+      const auto& b = rows[j].scenario.workload.parallel;
+      if (a.recompute_granularity != Recompute::None || b.recompute_granularity != Recompute::Selective ||
+          a.sequence_parallel != b.sequence_parallel)
+        continue;
+      const double measured = rows[j].bwd_ms - rows[i].bwd_ms;
+      const double predicted = model[j].bwd_ms - model[i].bwd_ms;
+      std::printf("  attention core (%s): measured %.2f ms, predicted %.3f ms\n",
+                  a.sequence_parallel ? "with SP" : "without SP", measured, predicted);
+      CHECK(std::abs(predicted - measured) <= 0.05 * measured);
+      ++pairs;
+    }
+  CHECK(pairs == 2);
+}

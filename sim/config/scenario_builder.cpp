@@ -26,6 +26,7 @@ GpuSpec build_gpu(const ParamSet& p) {
   g.gemm_half_efficiency_work = p.get<Flops>("gemm_half_efficiency_work");
   g.attention_efficiency = p.num("attention_efficiency");
   g.hbm_efficiency = p.num("hbm_efficiency");
+  g.unfused_attention_hbm_efficiency = p.num("unfused_attention_hbm_efficiency");
   g.kernel_launch_overhead = p.get<Seconds>("kernel_launch_overhead");
   g.usable_memory_reserve = p.get<Bytes>("usable_memory_reserve");
   g.thermal_resistance = p.get<KelvinPerWatt>("thermal_resistance");

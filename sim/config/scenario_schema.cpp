@@ -46,6 +46,8 @@ S gpu_schema() {
       quantity("gemm_half_efficiency_work", dim<Flops>(), "1 GFLOP", "GEMM work at which efficiency is half its maximum (calibrated)"),
       real("attention_efficiency", "0.6", "fused attention kernels, fraction of peak (calibrated)", 0, 1, true),
       real("hbm_efficiency", "0.8", "achievable fraction of HBM bandwidth (calibrated)", 0, 1, true),
+      real("unfused_attention_hbm_efficiency", "0",
+           "fraction of HBM bandwidth the unfused attention core's s x s kernels reach (calibrated; 0 = hbm_efficiency)", 0, 1),
       quantity("kernel_launch_overhead", dim<Seconds>(), "4 us", "per-kernel overhead not hidden by the stream", 0, false),
       quantity("usable_memory_reserve", dim<Bytes>(), "3 GiB", "CUDA context, allocator fragmentation, NCCL buffers", 0, false),
       quantity("thermal_resistance", dim<KelvinPerWatt>(), "0.06 K/W", "junction-to-inlet thermal resistance"),

@@ -25,6 +25,10 @@ struct GpuSpec {
   Flops gemm_half_efficiency_work;     // GEMM size at which efficiency is half its maximum
   double attention_efficiency = 0.6;   // fused (flash) attention, fraction of peak
   double hbm_efficiency = 0.8;         // achievable fraction of HBM bandwidth
+  // Achieved fraction of HBM bandwidth of the unfused attention core's s x s kernels (batched
+  // QK^T / AV GEMMs, masked softmax, dropout; Megatron-LM without flash attention); 0 = the same
+  // as hbm_efficiency (mechanism off). Fitted on Korthikanti et al. 2022 Table 4 (A100).
+  double unfused_attention_hbm_efficiency = 0.0;
   Seconds kernel_launch_overhead;      // per kernel, not hidden by the stream
   Bytes usable_memory_reserve;         // CUDA context, allocator fragmentation, NCCL buffers
   // Thermal: junction temperature = inlet + power * thermal_resistance.

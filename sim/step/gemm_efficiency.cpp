@@ -19,12 +19,15 @@ GpuCompute::GpuCompute(const GpuSpec& gpu, double slowdown) {
   w_half_fp8_ = gpu.peak_bf16.si() > 0 ? w_half_ * gpu.peak_fp8.si() / gpu.peak_bf16.si() : w_half_;
   attn_eff_ = gpu.attention_efficiency;
   hbm_ = gpu.hbm_bandwidth.si() * gpu.hbm_efficiency / s;
+  hbm_scores_ = gpu.unfused_attention_hbm_efficiency > 0
+                    ? gpu.hbm_bandwidth.si() * gpu.unfused_attention_hbm_efficiency / s
+                    : hbm_;
   launch_ = gpu.kernel_launch_overhead.si();
   sms_ = gpu.sm_count > 0 ? gpu.sm_count : 108;
 }
 
 Seconds GpuCompute::gemm_time(double m, double n, double k, double count, double peak, double eff_max,
-                              double w_half, double operand_bytes) const {
+                              double w_half, double operand_bytes, double hbm) const {
   if (m <= 0 || n <= 0 || k <= 0 || count <= 0) return Seconds(0);
   const double flops = 2.0 * m * n * k * count;
   const double tm = std::ceil(m / kTile), tn = std::ceil(n / kTile);
@@ -34,16 +37,22 @@ Seconds GpuCompute::gemm_time(double m, double n, double k, double count, double
   const double eff = eff_max * flops / (flops + w_half) * tile_eff * wave_eff;
   const double t_math = flops / (peak * eff);
   const double bytes = (operand_bytes * (m * k + k * n) + 2.0 * m * n) * count;  // 16-bit output
-  return Seconds(std::max(t_math, bytes / hbm_));
+  return Seconds(std::max(t_math, bytes / hbm));
 }
 
 Seconds GpuCompute::gemm(double m, double n, double k, double count) const {
-  return gemm_time(m, n, k, count, peak_flops_, eff_max_, w_half_, 2.0);
+  return gemm_time(m, n, k, count, peak_flops_, eff_max_, w_half_, 2.0, hbm_);
 }
+
+Seconds GpuCompute::gemm_scores(double m, double n, double k, double count) const {
+  return gemm_time(m, n, k, count, peak_flops_, eff_max_, w_half_, 2.0, hbm_scores_);
+}
+
+Seconds GpuCompute::memory_bound_scores(Bytes bytes) const { return Seconds(bytes.si() / hbm_scores_); }
 
 Seconds GpuCompute::gemm_fp8(double m, double n, double k, double count) const {
   if (peak_fp8_flops_ <= 0 || eff_fp8_ <= 0) return gemm(m, n, k, count);  // guarded at load time
-  return gemm_time(m, n, k, count, peak_fp8_flops_, eff_fp8_, w_half_fp8_, 1.0);
+  return gemm_time(m, n, k, count, peak_fp8_flops_, eff_fp8_, w_half_fp8_, 1.0, hbm_);
 }
 
 Seconds GpuCompute::attention(Flops flops) const {

@@ -32,6 +32,11 @@ class GpuCompute {
   [[nodiscard]] Seconds attention(Flops flops) const;
   // A memory-bound kernel moving `bytes` through HBM.
   [[nodiscard]] Seconds memory_bound(Bytes bytes) const;
+  // The unfused attention core's s x s kernels (Megatron-LM without flash attention): the batched
+  // QK^T / AV GEMMs (their memory term dominated by the s x s scores they write or read) and the
+  // masked softmax and dropout passes, at the preset's unfused_attention_hbm_efficiency.
+  [[nodiscard]] Seconds gemm_scores(double m, double n, double k, double count = 1.0) const;
+  [[nodiscard]] Seconds memory_bound_scores(Bytes bytes) const;
   // Launch overhead of `kernels` kernels that the stream does not hide.
   [[nodiscard]] Seconds launch(double kernels) const;
 
@@ -39,10 +44,10 @@ class GpuCompute {
 
  private:
   [[nodiscard]] Seconds gemm_time(double m, double n, double k, double count, double peak, double eff_max,
-                                  double w_half, double operand_bytes) const;
+                                  double w_half, double operand_bytes, double hbm) const;
   double peak_flops_ = 0;      // after slowdown
   double peak_fp8_flops_ = 0, eff_fp8_ = 0, w_half_fp8_ = 0;
-  double eff_max_ = 0, w_half_ = 0, attn_eff_ = 0, hbm_ = 0, launch_ = 0;
+  double eff_max_ = 0, w_half_ = 0, attn_eff_ = 0, hbm_ = 0, hbm_scores_ = 0, launch_ = 0;
   double sms_ = 108;
   FlopsPerSecond peak_;
 };

@@ -105,13 +105,16 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
     // Unfused (Megatron 2021): batched QK^T and AV GEMMs over the full s x s scores, then the
     // fused scale-mask-softmax (read 2 + write 2 bytes per score) and dropout (read 2, write 2,
     // mask 1); backward: 4 batched GEMMs and 11 bytes per score (Korthikanti et al. 2022, Sec. 4).
+    // Every kernel of this path moves the s x s scores through HBM and reaches the bandwidth
+    // measured for it (unfused_attention_hbm_efficiency, fitted on Korthikanti et al. 2022
+    // Table 4: its selective recomputation re-runs exactly this path; gemm_efficiency.hpp).
     const double count = c.b * c.heads_loc;
-    fwd.math += c.gpu.gemm(c.s_loc, c.s, c.hd, count) + c.gpu.gemm(c.s_loc, c.hd, c.s, count);
-    bwd.math += c.gpu.gemm(c.s_loc, c.hd, c.s, count) + c.gpu.gemm(c.s, c.hd, c.s_loc, count) +
-                c.gpu.gemm(c.s_loc, c.s, c.hd, count) + c.gpu.gemm(c.s, c.hd, c.s_loc, count);
+    fwd.math += c.gpu.gemm_scores(c.s_loc, c.s, c.hd, count) + c.gpu.gemm_scores(c.s_loc, c.hd, c.s, count);
+    bwd.math += c.gpu.gemm_scores(c.s_loc, c.hd, c.s, count) + c.gpu.gemm_scores(c.s, c.hd, c.s_loc, count) +
+                c.gpu.gemm_scores(c.s_loc, c.s, c.hd, count) + c.gpu.gemm_scores(c.s, c.hd, c.s_loc, count);
     const double scores = count * c.s_loc * c.s;
-    fwd.memory += c.gpu.memory_bound(Bytes(9.0 * scores));
-    bwd.memory += c.gpu.memory_bound(Bytes(11.0 * scores));
+    fwd.memory += c.gpu.memory_bound_scores(Bytes(9.0 * scores));
+    bwd.memory += c.gpu.memory_bound_scores(Bytes(11.0 * scores));
     kernels_fwd += 4;
   }
   lc.params += h * (q_cols + kv_cols) + (q_cols + kv_cols) + q_cols * h + h;  // weights + biases
@@ -260,8 +263,8 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
         r.math = c.gpu.attention(Flops(4.0 * c.b * c.s_loc * c.s * q_cols * 0.5));
       } else {
         const double count = c.b * c.heads_loc;
-        r.math = c.gpu.gemm(c.s_loc, c.s, c.hd, count) + c.gpu.gemm(c.s_loc, c.hd, c.s, count);
-        r.memory = c.gpu.memory_bound(Bytes(9.0 * count * c.s_loc * c.s));
+        r.math = c.gpu.gemm_scores(c.s_loc, c.s, c.hd, count) + c.gpu.gemm_scores(c.s_loc, c.hd, c.s, count);
+        r.memory = c.gpu.memory_bound_scores(Bytes(9.0 * count * c.s_loc * c.s));
       }
       lc.recompute = r;
       break;

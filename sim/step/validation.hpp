@@ -59,6 +59,21 @@ std::vector<StepCase> vtrain_singlenode_cases();   // the A100 calibration set
 std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::string>* skipped = nullptr);
 constexpr int kNemoCalibrationMaxGpus = 16;
 
+// Korthikanti et al. 2022 Table 4 (data/supplement/korthikanti2022_table4.csv): the measured time
+// per transformer layer of their 22B model on 8 A100 (TP 8, sequence 2048, unfused attention)
+// under each recomputation / sequence-parallel setting: the calibration data of the A100
+// `unfused_attention_hbm_efficiency` (scripts/calibrate --attention; sim/step/README.md).
+struct LayerTimes { double fwd_ms = 0, bwd_ms = 0; };  // backward includes any recomputation
+struct KorthikantiRow {
+  std::string name;
+  Scenario scenario;
+  double fwd_ms = 0, bwd_ms = 0;  // measured
+};
+std::vector<KorthikantiRow> korthikanti_rows();
+// The model's time per layer: the first chunk's costs with L and L - 1 layers (the difference
+// removes the embedding and the logits).
+[[nodiscard]] LayerTimes layer_times(const ClusterSpec& cluster, const WorkloadSpec& w);
+
 // The case's metric from a step result.
 [[nodiscard]] double predicted_metric(const StepCase& c, const StepResult& r);
 // Evaluates the case's scenario and compares.

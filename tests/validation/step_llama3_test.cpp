@@ -22,18 +22,24 @@ TEST_CASE("Llama 3's schedule fits the published 8K-GPU layout (TP 8, PP 16, DP 
   }
 }
 
-// KNOWN GAP: today -15.2% (26.16M GPU-hours: the iteration model's MFU is 45.8% against the
-// published 41%, Table 4 row 2, test in step_published_test.cpp). The bound below is today's error;
-// the target is 10% (issue 12). What is missing is at scale (the 8-16 GPU NeMo rows are met):
-// DP communication that FP8/fast compute no longer hides, overlap costs (issue 12, part B).
-TEST_CASE("Llama 3 405B's 15.6T tokens on 16,384 H100 come within 17% of the model card's 30.84M GPU-hours (target 10%)",
+// KNOWN GAP (issue 12; target 10%). What the model card's 30.84M H100-hours covers: "training
+// time", the total GPU time of training the 405B (Llama 3.1 model card), i.e. all of pre-training
+// (Llama 3 §3.4: initial pre-training, long-context pre-training of ~800B tokens in six stages
+// from 8K to 128K, annealing on 40M tokens) with its failures and restarts; whether fine-tuning
+// or the ablations are in it, and whether the 15.6T tokens include the 800B long-context ones,
+// the card does not say. The composition here: the 14.8T tokens before the long-context stage
+// at Table 4's 16K row (the default scenario, run model with Table 5's failures, so ETTR enters),
+// plus the 800B long-context tokens at the same ETTR and at either end of what public data
+// allows (the per-stage token split is not published): all at 8K (lower end) or all at Table 4's
+// 128K row (CP 16; higher FLOPs per token and lower MFU: upper end). Today -15.2% and -10.7%;
+// both ends are bounded at 16% (the error of the iteration model at 16K, +4.8 MFU points, is
+// most of it: at the published 41% and 38% the same composition gives 29.2M to 30.3M).
+TEST_CASE("Llama 3 405B's 15.6T tokens on 16,384 H100 (target: within 10% of the model card's 30.84M GPU-hours): today within 16%",
           "[validation][run]") {
-  // The default scenario (Table 4's 16K row, Table 5's failure rates, warm spares, async
-  // checkpoints) run until 15.6T tokens are trained: GPU-hours = wall clock x GPUs, so the
-  // iteration model and the ETTR of the run model both enter. The model card's figure covers all
-  // of pre-training (8K and 16K GPUs, the long-context stage); the 16K row stands for the whole.
+  const double published = 30.84e6;
+  const double total_tokens = 15.6e12, long_context_tokens = 0.8e12;
   const Scenario s = config::load_scenario(
-      "llama3-405b-16k", {"workload.training.train_tokens=15.6T", "run.duration=400 d", "run.replications=20"});
+      "llama3-405b-16k", {"workload.training.train_tokens=14.8T", "run.duration=400 d", "run.replications=20"});
   PipelineOptions o;
   o.threads = 2;
   const PipelineResult r = run_pipeline(s, o);
@@ -41,9 +47,24 @@ TEST_CASE("Llama 3 405B's 15.6T tokens on 16,384 H100 come within 17% of the mod
   for (const auto& rep : r.run.replications) { days += rep.wall_clock_days; ettr += rep.ettr; }
   days /= static_cast<double>(r.run.replications.size());
   ettr /= static_cast<double>(r.run.replications.size());
-  const double gpu_hours = days * 24.0 * s.cluster.gpus;
-  const double published = 30.84e6;
-  std::printf("  15.6T tokens: MFU %.1f%%, ETTR %.3f, %.1f days, %.2fM GPU-hours (model card 30.84M, error %+.1f%%)\n",
-              100 * r.step.mfu, ettr, days, gpu_hours / 1e6, 100 * (gpu_hours - published) / published);
-  CHECK(std::abs(gpu_hours - published) / published <= 0.17);
+  const double initial_hours = days * 24.0 * s.cluster.gpus;
+  // GPU-hours of `tokens` trained with one iteration of step result `st` on `gpus`, at the run's ETTR.
+  auto hours = [&](const StepResult& st, double tokens, int gpus) {
+    return tokens / st.tokens_per_iteration.si() * st.iteration_time.si() * gpus / 3600.0 / ettr;
+  };
+  const auto rows = step::llama3_table4_cases();
+  REQUIRE(rows.size() == 3);
+  const StepResult at_8k = evaluate_step(rows[1].scenario.cluster, rows[1].scenario.workload);
+  const StepResult at_128k = evaluate_step(rows[2].scenario.cluster, rows[2].scenario.workload);
+  const double low = initial_hours + hours(at_8k, long_context_tokens, rows[1].scenario.cluster.gpus);
+  const double high = initial_hours + hours(at_128k, long_context_tokens, rows[2].scenario.cluster.gpus);
+  std::printf("  14.8T tokens at 16K GPUs, seq 8K: MFU %.1f%%, ETTR %.3f, %.1f days, %.2fM GPU-hours\n", 100 * r.step.mfu,
+              ettr, days, initial_hours / 1e6);
+  std::printf("  + 0.8T long-context tokens: all at seq 8K %.2fM, all at seq 128K (MFU %.1f%%) %.2fM GPU-hours\n",
+              (low - initial_hours) / 1e6, 100 * at_128k.mfu, (high - initial_hours) / 1e6);
+  std::printf("  %.1fT tokens: %.2fM to %.2fM GPU-hours (model card 30.84M: error %+.1f%% to %+.1f%%)\n",
+              total_tokens / 1e12, low / 1e6, high / 1e6, 100 * (low - published) / published,
+              100 * (high - published) / published);
+  CHECK(std::abs(low - published) / published <= 0.16);
+  CHECK(std::abs(high - published) / published <= 0.16);
 }

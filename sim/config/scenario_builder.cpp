@@ -306,6 +306,10 @@ void check_layout(Scenario& s, const std::string& file) {
     fail("cluster.gpus", std::to_string(gpus) + " GPUs is not a whole number of " + s.cluster.node.name + " nodes (" +
                              std::to_string(s.cluster.node.gpus_per_node) + " GPUs each); use a multiple of " +
                              std::to_string(s.cluster.node.gpus_per_node));
+  if (par.pipeline_schedule == PipelineScheduleKind::DualPipe && (vpp != 1 || pp < 2 || pp % 2 != 0))
+    fail(P + "pipeline_schedule", "dualpipe needs an even pipeline_model_parallel_size >= 2 and "
+                                  "virtual_pipeline_model_parallel_size 1 (PP " + std::to_string(pp) +
+                                  ", VPP " + std::to_string(vpp) + ")");
   if (m.num_attention_heads % m.num_query_groups != 0)
     fail("workload.model.num_query_groups", "num_attention_heads = " + std::to_string(m.num_attention_heads) +
                                                 " is not divisible by num_query_groups = " + std::to_string(m.num_query_groups));
@@ -333,10 +337,6 @@ void check_layout(Scenario& s, const std::string& file) {
     fail("workload.model.kv_lora_rank", "MLA (kv_lora_rank > 0) needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim >= 1");
   if (m.moe_first_dense_layers >= m.num_layers && m.is_moe())
     fail("workload.model.moe_first_dense_layers", "must be below num_layers = " + std::to_string(m.num_layers));
-  if (par.pipeline_schedule == PipelineScheduleKind::DualPipe && (vpp != 1 || pp < 2 || pp % 2 != 0))
-    fail(P + "pipeline_schedule", "dualpipe needs an even pipeline_model_parallel_size >= 2 and "
-                                  "virtual_pipeline_model_parallel_size 1 (PP " + std::to_string(pp) +
-                                  ", VPP " + std::to_string(vpp) + ")");
   if (s.recovery.spare_nodes > 0 && s.recovery.policy == RestartPolicy::FullRestart) {
     // Spares are harmless under full restart, but say nothing: waiting for repair still applies.
   }

@@ -47,15 +47,20 @@ std::string moe_recipe(const std::string& label, const std::string& release) {
   return "";
 }
 
-// Layers per model chunk (p v entries), the remainder taken from the first and last chunks
-// (which hold the embedding and the loss), as Megatron-Bridge's DeepSeek-V3 pipeline layouts do.
-std::string even_split(int layers, int chunks) {
-  std::vector<int> n(static_cast<size_t>(chunks), layers / chunks);
-  int extra = layers - (layers / chunks) * chunks;
-  for (int j = 1; j < chunks - 1 && extra > 0; ++j, --extra) ++n[static_cast<size_t>(j)];
-  for (int j = 0; extra > 0; ++j, --extra) ++n[static_cast<size_t>(j)];
+// Layers per model chunk (p v entries) as Megatron-Bridge lays DeepSeek-V3 out
+// (recipes/deepseek/deepseek_v3.py, set_deepseek_v3_pipeline_model_parallel_layout: the
+// embedding with 4 decoder layers first, 4 per chunk, the last chunk 1 layer with the MTP module
+// and the loss for 16 chunks; 8 per chunk and 5 last for 8 chunks): ceil(L / chunks) layers per
+// chunk in order, the rest (possibly none) on the last chunk with the MTP module and the loss.
+std::string bridge_split(int layers, int chunks) {
+  const int per = (layers + chunks - 1) / chunks;
   std::string s = "[";
-  for (int j = 0; j < chunks; ++j) s += (j ? "," : "") + std::to_string(n[static_cast<size_t>(j)]);
+  int left = layers;
+  for (int j = 0; j < chunks; ++j) {
+    const int n = j == chunks - 1 ? left : std::min(per, left);
+    left -= n;
+    s += (j ? "," : "") + std::to_string(n);
+  }
   return s + "]";
 }
 
@@ -154,7 +159,11 @@ std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std:
         set(kPar + "sequence_parallel", tp > 1 ? "true" : "false"),
         set(kPar + "tp_comm_overlap", tp > 1 ? "true" : "false"),
         set(kPar + "overlap_p2p_comm", vp > 1 ? "true" : "false"),
-        set(kPar + "recompute_granularity", "none"),
+        set(kPar + "context_parallel_size", int_or(i, "cp", 1)),
+        // Megatron-Bridge's DeepSeek-V3 performance recipes recompute "layernorm", "mla_up_proj"
+        // and "moe_act" (perf_recipes deepseek common: recompute_granularity selective), which is
+        // what `selective` means for an MLA model here (memory.cpp); Mixtral: none.
+        set(kPar + "recompute_granularity", p.preset == "deepseek-v3" ? "selective" : "none"),
         set(kPar + "use_distributed_optimizer", "true"),
         set(kTrain + "micro_batch_size", t.integer(i, "mbs")),
         set(kTrain + "global_batch_size", t.integer(i, "gbs")),
@@ -171,7 +180,7 @@ std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std:
     }
     const Scenario probe = config::load_scenario(c.base, {set("workload.model", p.preset)});
     const int layers = probe.workload.model.num_layers, chunks = pp * vp;
-    if (layers % chunks != 0) c.sets.push_back(kPar + "pipeline_layer_split=" + even_split(layers, chunks));
+    if (layers % chunks != 0) c.sets.push_back(kPar + "pipeline_layer_split=" + bridge_split(layers, chunks));
     c.scenario = config::load_scenario(c.base, c.sets);
     out.push_back(std::move(c));
   }

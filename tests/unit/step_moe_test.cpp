@@ -7,6 +7,8 @@
 
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
+#include "sim/search/search.hpp"
+#include "sim/search/space.hpp"
 #include "sim/step/collectives.hpp"
 #include "sim/step/flops.hpp"
 #include "sim/step/layout.hpp"
@@ -119,4 +121,34 @@ TEST_CASE("DualPipe needs an even PP, VPP 1 and an even number of microbatches",
   CHECK_THROWS_AS(deepseek({"workload.parallel.virtual_pipeline_model_parallel_size=2"}), ConfigError);
   const Scenario odd = deepseek({"workload.training.global_batch_size=15232"});  // 119 microbatches
   CHECK_THROWS_AS(evaluate_step(odd.cluster, odd.workload), InfeasibleError);
+}
+
+TEST_CASE("the layout search varies EP under DualPipe and finds DeepSeek-V3 layouts that fit in 80 GB", "[unit]") {
+  const Scenario s = deepseek();
+  search::SearchOptions o;
+  o.top = 3;
+  o.progress = false;
+  search::Space sp = search::default_space(s);
+  CHECK(sp.vpp == std::vector<int>{1});                 // DualPipe: one chunk per rank
+  for (int p : sp.pp) CHECK(p % 2 == 0);                // and an even pipeline
+  CHECK(sp.ep.size() == 9);                             // 1, 2, 4, ..., 256
+  // A smaller space keeps the test short: PP 8 / 16, EP 32 / 64 / 128, micro-batch 1.
+  sp.pp = {8, 16};
+  sp.ep = {32, 64, 128};
+  sp.tp = {1};
+  sp.cp = {1};
+  sp.micro_batch = {1};
+  o.space = sp;
+  const search::SearchResult r = search::run_search(s, o);
+  REQUIRE(!r.top.empty());
+  std::printf("  search: %lld feasible of %lld; best PP %d EP %d %.2f s, %.1f GiB\n", r.feasible,
+              r.candidates_evaluated, r.top[0].layout.pp, r.top[0].layout.ep, r.top[0].step.iteration_time.si(),
+              units::to_gib(r.top[0].step.memory_per_gpu));
+  for (const auto& e : r.top) {
+    CHECK(e.step.fits_in_memory);
+    CHECK(e.step.memory_per_gpu.si() <= 80.0 * 1024 * 1024 * 1024);
+  }
+  REQUIRE(r.baseline.has_value());
+  CHECK(r.baseline->step.fits_in_memory);
+  CHECK(r.top[0].step.iteration_time.si() <= r.baseline->step.iteration_time.si());
 }

@@ -56,7 +56,7 @@ DualPipeResult dualpipe_schedule(const StageCosts& sc, const WorkloadSpec& w, co
 
   DualPipeResult out;
   double worst = -1;
-  double pace_fb = 0, pace_bubble_term = 0;
+  double pace_bubble_term = 0;
   for (int r = 0; r < p; ++r) {
     // Half the microbatches pass this rank as stage r, half as stage p-1-r: per chunk, the mean.
     const ChunkCost& a = sc.chunks[static_cast<size_t>(r)];
@@ -87,11 +87,9 @@ DualPipeResult dualpipe_schedule(const StageCosts& sc, const WorkloadSpec& w, co
       out.ep_total = m * ep;
       // The exposed share is the all-to-all's part of the communication that did not hide.
       out.ep_exposed = comm > 0 ? out.comm_exposed * ep / comm : 0.0;
-      pace_fb = fb;
     }
     pace_bubble_term = std::max(pace_bubble_term, bubble_term);
   }
-  (void)pace_fb;
   out.bubble = std::max(0.0, (p / 2.0 - 1.0) * pace_bubble_term);
   const double end = worst + out.bubble;
 

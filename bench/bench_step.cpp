@@ -1,6 +1,8 @@
 // Evaluations per second of the analytical step model (DESIGN.md §2: microseconds per layout, so
 // search and sweeps can use it): Llama 3 405B from the default scenario on 8, 16,384 and
-// 131,072 H100, one core. The target is >= 10,000 evaluations/s at 16,384 GPUs.
+// 131,072 H100, one core; and DeepSeek-V3 on 2,048 H800 (scenarios/deepseek-v3-2048-h800.yaml:
+// DualPipe, EP 64, MLA, MTP) with DualPipe and with 1F1B on the same layout. The target is
+// >= 10,000 evaluations/s at 16,384 GPUs and on the DeepSeek-V3 scenario.
 #include <chrono>
 #include <cstdio>
 #include <exception>
@@ -17,6 +19,7 @@ namespace {
 struct Case {
   const char* label;
   std::vector<std::string> sets;
+  const char* scenario = "llama3-405b-16k";
 };
 
 double evaluations_per_second(const Scenario& s, double seconds, StepResult& last) {
@@ -51,10 +54,12 @@ int main(int argc, char** argv) {
         {"16,384 GPUs (TP 8, PP 16, VPP 8, DP 128)", {}},
         {"16,384 GPUs, 1F1B (VPP 1)", {vpp + "1", split16}},
         {"131,072 GPUs (TP 8, PP 16, VPP 1, DP 1,024)", {"cluster.gpus=131072", vpp + "1", split16}},
+        {"DeepSeek-V3, 2,048 H800, DualPipe", {}, "deepseek-v3-2048-h800"},
+        {"DeepSeek-V3, 2,048 H800, 1F1B", {"workload.parallel.pipeline_schedule=megatron"}, "deepseek-v3-2048-h800"},
     };
-    std::printf("fleetsim step model, analytical tier: Llama 3 405B (default scenario), one core\n");
+    std::printf("fleetsim step model, analytical tier: Llama 3 405B (default scenario) and DeepSeek-V3, one core\n");
     for (const auto& c : cases) {
-      const Scenario s = config::load_scenario("llama3-405b-16k", c.sets);
+      const Scenario s = config::load_scenario(c.scenario, c.sets);
       StepResult r;
       const double rate = evaluations_per_second(s, seconds, r);
       std::printf("  %-42s %10.0f evaluations/s  (%6.1f us each; iteration %.3f s, MFU %.3f)\n", c.label,

@@ -145,6 +145,18 @@ ModelSpec build_model(const ParamSet& p) {
   m.moe_router_topk = p.integer("moe_router_topk");
   m.moe_capacity_factor = p.num("moe_capacity_factor");
   m.moe_layer_freq = p.integer("moe_layer_freq");
+  m.moe_ffn_hidden_size = p.integer("moe_ffn_hidden_size");
+  m.moe_shared_experts = p.integer("moe_shared_experts");
+  m.moe_first_dense_layers = p.integer("moe_first_dense_layers");
+  m.moe_router_max_nodes = p.integer("moe_router_max_nodes");
+  m.moe_token_distribution = p.text("moe_token_distribution");
+  m.moe_zipf_exponent = p.num("moe_zipf_exponent");
+  m.mtp_depth = p.integer("mtp_depth");
+  m.q_lora_rank = p.integer("q_lora_rank");
+  m.kv_lora_rank = p.integer("kv_lora_rank");
+  m.qk_nope_head_dim = p.integer("qk_nope_head_dim");
+  m.qk_rope_head_dim = p.integer("qk_rope_head_dim");
+  m.v_head_dim = p.integer("v_head_dim");
   return m;
 }
 
@@ -155,7 +167,10 @@ ParallelSpec build_parallel(const ParamSet& p) {
   s.tensor_model_parallel_size = p.integer("tensor_model_parallel_size");
   s.pipeline_model_parallel_size = p.integer("pipeline_model_parallel_size");
   s.virtual_pipeline_model_parallel_size = p.integer("virtual_pipeline_model_parallel_size");
-  s.pipeline_schedule = p.text("pipeline_schedule") == "llama3" ? PipelineScheduleKind::Llama3 : PipelineScheduleKind::Megatron;
+  const std::string& schedule = p.text("pipeline_schedule");
+  s.pipeline_schedule = schedule == "llama3"     ? PipelineScheduleKind::Llama3
+                        : schedule == "dualpipe" ? PipelineScheduleKind::DualPipe
+                                                 : PipelineScheduleKind::Megatron;
   s.microbatch_group_size_per_vp_stage = p.integer("microbatch_group_size_per_vp_stage");
   s.context_parallel_size = p.integer("context_parallel_size");
   s.expert_model_parallel_size = p.integer("expert_model_parallel_size");
@@ -169,6 +184,7 @@ ParallelSpec build_parallel(const ParamSet& p) {
   s.overlap_param_gather = p.flag("overlap_param_gather");
   s.fsdp_reshard_after_forward = p.flag("fsdp_reshard_after_forward");
   s.dp_comm_sms = p.integer("dp_comm_sms");
+  s.ep_comm_sms = p.integer("ep_comm_sms");
   s.overlap_sm_contention = p.flag("overlap_sm_contention");
   s.overlap_hbm_contention = p.flag("overlap_hbm_contention");
   s.fsdp_prefetch_ops = p.integer("fsdp_prefetch_ops");
@@ -291,6 +307,10 @@ void check_layout(Scenario& s, const std::string& file) {
     fail("cluster.gpus", std::to_string(gpus) + " GPUs is not a whole number of " + s.cluster.node.name + " nodes (" +
                              std::to_string(s.cluster.node.gpus_per_node) + " GPUs each); use a multiple of " +
                              std::to_string(s.cluster.node.gpus_per_node));
+  if (par.pipeline_schedule == PipelineScheduleKind::DualPipe && (vpp != 1 || pp < 2 || pp % 2 != 0))
+    fail(P + "pipeline_schedule", "dualpipe needs an even pipeline_model_parallel_size >= 2 and "
+                                  "virtual_pipeline_model_parallel_size 1 (PP " + std::to_string(pp) +
+                                  ", VPP " + std::to_string(vpp) + ")");
   if (m.num_attention_heads % m.num_query_groups != 0)
     fail("workload.model.num_query_groups", "num_attention_heads = " + std::to_string(m.num_attention_heads) +
                                                 " is not divisible by num_query_groups = " + std::to_string(m.num_query_groups));
@@ -314,6 +334,10 @@ void check_layout(Scenario& s, const std::string& file) {
   }
   if (m.is_moe() && (m.moe_router_topk < 1 || m.moe_router_topk > m.num_experts))
     fail("workload.model.moe_router_topk", "must be between 1 and num_experts = " + std::to_string(m.num_experts));
+  if (m.is_mla() && (m.qk_nope_head_dim < 1 || m.qk_rope_head_dim < 1 || m.v_head_dim < 1))
+    fail("workload.model.kv_lora_rank", "MLA (kv_lora_rank > 0) needs qk_nope_head_dim, qk_rope_head_dim and v_head_dim >= 1");
+  if (m.moe_first_dense_layers >= m.num_layers && m.is_moe())
+    fail("workload.model.moe_first_dense_layers", "must be below num_layers = " + std::to_string(m.num_layers));
   if (s.recovery.spare_nodes > 0 && s.recovery.policy == RestartPolicy::FullRestart) {
     // Spares are harmless under full restart, but say nothing: waiting for repair still applies.
   }

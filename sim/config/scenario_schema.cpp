@@ -153,6 +153,21 @@ S workload_model_schema() {
       integer("moe_router_topk", "0", "experts each token is routed to", 0),
       real("moe_capacity_factor", "1", "expert capacity over the balanced load", 0, 100, true),
       integer("moe_layer_freq", "1", "every k-th layer is MoE"),
+      integer("moe_ffn_hidden_size", "0", "routed and shared expert inner dimension (0 = ffn_hidden_size)", 0),
+      integer("moe_shared_experts", "0", "shared experts every token passes (DeepSeek-V3: 1)", 0, 1024),
+      integer("moe_first_dense_layers", "0", "the first k layers are dense (DeepSeek-V3: 3)", 0),
+      integer("moe_router_max_nodes", "0",
+              "node-limited routing: nodes one token's experts may span (DeepSeek-V3: 4; 0 = unlimited)", 0, 1 << 20),
+      choice("moe_token_distribution", {"balanced", "zipf"}, "balanced",
+             "routed tokens per expert: balanced (every expert the mean) or zipf (expert i ~ 1/i^s; the "
+             "busiest expert-parallel rank sets the pace)"),
+      real("moe_zipf_exponent", "1", "skew s of the zipf token distribution", 0, 4),
+      integer("mtp_depth", "0", "multi-token prediction modules: one extra layer and output head each", 0, 8),
+      integer("q_lora_rank", "0", "MLA: rank of the query compression (0 = direct Q projection)", 0),
+      integer("kv_lora_rank", "0", "MLA: rank of the joint key-value compression (0 = no MLA)", 0),
+      integer("qk_nope_head_dim", "0", "MLA: per-head query/key dimension without rotary embedding", 0),
+      integer("qk_rope_head_dim", "0", "MLA: per-head decoupled rotary query/key dimension", 0),
+      integer("v_head_dim", "0", "MLA: per-head value dimension", 0),
   });
 }
 
@@ -163,9 +178,10 @@ S parallel_schema() {
       integer("pipeline_model_parallel_size", "1", "PP", 1, limits::kMaxGpus),
       integer("virtual_pipeline_model_parallel_size", "1", "model chunks per pipeline rank (interleaved schedule)", 1,
               limits::kMaxGpus),
-      choice("pipeline_schedule", {"megatron", "llama3"}, "megatron",
-             "interleaved schedule: megatron (Megatron-core; N in [PP, M], M a multiple of PP) or llama3 "
-             "(arXiv:2407.21783 §3.3.2: N tunable in [1, M], any number of microbatches)"),
+      choice("pipeline_schedule", {"megatron", "llama3", "dualpipe"}, "megatron",
+             "interleaved schedule: megatron (Megatron-core; N in [PP, M], M a multiple of PP), llama3 "
+             "(arXiv:2407.21783 §3.3.2: N tunable in [1, M], any number of microbatches) or dualpipe "
+             "(DeepSeek-V3 arXiv:2412.19437 §3.2.1: bidirectional, VPP 1, even PP, 2x parameters)"),
       integer("microbatch_group_size_per_vp_stage", "0",
               "N: contiguous microbatches per model chunk in the interleaved schedule (Megatron-core's "
               "argument; 0 = PP); smaller N holds fewer activations in flight", 0),
@@ -183,6 +199,9 @@ S parallel_schema() {
       integer("dp_comm_sms", "20",
               "SMs a data-parallel NCCL collective occupies while it overlaps compute (one CTA per channel; "
               "DeepSeek-V3 §3.2.2: 20 of 132 saturate IB + NVLink)", 0, 1024),
+      integer("ep_comm_sms", "20",
+              "SMs the expert-parallel all-to-all kernels hold while overlapping compute under dualpipe "
+              "(DeepSeek-V3 §3.2.2: 20 of 132)", 0, 1024),
       boolean("overlap_sm_contention", "true",
               "compute overlapped with DP communication runs on the SMs NCCL leaves (false: overlap is free)"),
       boolean("overlap_hbm_contention", "true",

@@ -19,6 +19,10 @@ StepResult evaluate_step_on_tier(const Scenario& s, const StepOptions& options) 
   if (s.tier == StepTier::Analytical) return evaluate_step(s.cluster, s.workload, options);
   if (!simgrid_fn())
     throw ConfigError(s.file, "step.tier", "the simgrid tier is not available in this build; use 'analytical'");
+  // DualPipe is timed in closed form by the analytical tier only (sim/step/dualpipe.hpp).
+  if (s.workload.parallel.pipeline_schedule == PipelineScheduleKind::DualPipe)
+    throw ConfigError(s.file, "workload.parallel.pipeline_schedule",
+                      "dualpipe is modelled by the analytical tier only; use step.tier analytical");
   return simgrid_fn()(s.cluster, s.workload, options);
 }
 

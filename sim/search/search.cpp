@@ -14,6 +14,7 @@
 #include "sim/results/progress.hpp"
 #include "sim/search/explain.hpp"
 #include "sim/search/feasibility.hpp"
+#include "sim/step/dualpipe.hpp"
 #include "sim/search/uneven_split.hpp"
 #include "sim/step/memory.hpp"
 #include "sim/step/pipeline_schedule.hpp"
@@ -45,11 +46,20 @@ const step::InFlight& in_flight(int pp, int vpp, int m, const std::vector<int>& 
       .first->second;
 }
 
+// The bound a candidate is pruned by: DualPipe hides communication behind compute, never
+// compute, so its bound is the compute alone (sim/step/dualpipe.hpp).
+double lower_bound(const WorkloadSpec& w, const step::StageCosts& sc) {
+  if (w.parallel.pipeline_schedule == PipelineScheduleKind::DualPipe) return step::dualpipe_lower_bound(sc);
+  return iteration_time_lower_bound(sc).si();
+}
+
 std::vector<step::StageMemory> memory_of(WorkloadSpec& w, const step::StageCosts& sc, const step::InFlight& f,
                                          int zero, bool chunked) {
   w.parallel.zero_stage = zero;
   w.parallel.use_distributed_optimizer = zero >= 1;
-  auto mem = step::stage_memory(w, sc, f);
+  // DualPipe holds two stages and PP + 1 microbatches per rank (sim/step/dualpipe.hpp).
+  auto mem = w.parallel.pipeline_schedule == PipelineScheduleKind::DualPipe ? step::dualpipe_memory(w, sc)
+                                                                            : step::stage_memory(w, sc, f);
   if (chunked) apply_chunked_loss(w, mem);
   return mem;
 }
@@ -161,7 +171,7 @@ class GroupEvaluator {
     for (const Variant& v : variants_) mem0.push_back(memory_of(w0, sc0, f0, v.zero, v.chunked));
     std::vector<size_t> all(variants_.size());
     for (size_t i = 0; i < all.size(); ++i) all[i] = i;
-    emit(proto, iteration_time_lower_bound(sc0).si(), all, mem0, out);
+    emit(proto, lower_bound(w0, sc0), all, mem0, out);
     if (kinds == 1) return out;
 
     // Memory-balanced split: per-stage time and memory are linear in the stage's layers; the
@@ -215,7 +225,7 @@ class GroupEvaluator {
       const step::InFlight& fb = in_flight(g.pp, g.vpp, m, scb.layout.chunk_layers);
       std::vector<std::vector<step::StageMemory>> memb(variants_.size());
       for (size_t i : members) memb[i] = memory_of(wb, scb, fb, variants_[i].zero, variants_[i].chunked);
-      emit(c, iteration_time_lower_bound(scb).si(), members, memb, out);
+      emit(c, lower_bound(wb, scb), members, memb, out);
     }
     return out;
   }

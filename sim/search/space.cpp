@@ -111,6 +111,14 @@ Space default_space(const Scenario& s) {
   for (int p = 1; p <= std::max(1, m.num_layers); ++p)
     if (s.cluster.gpus % p == 0) sp.pp.push_back(p);
   sp.vpp = {1, 2, 3, 4, 6, 8};
+  if (s.workload.parallel.pipeline_schedule == PipelineScheduleKind::DualPipe) {
+    // DualPipe: one chunk per rank and an even pipeline (sim/step/dualpipe.hpp).
+    sp.vpp = {1};
+    std::vector<int> even;
+    for (int p : sp.pp)
+      if (p >= 2 && p % 2 == 0) even.push_back(p);
+    sp.pp = even;
+  }
   if (m.is_moe()) {
     for (int e = 1; e <= m.num_experts; ++e)
       if (m.num_experts % e == 0) sp.ep.push_back(e);

@@ -13,6 +13,11 @@
 // - Model FLOPs exclude recomputation; hardware FLOPs add the recomputed forward passes
 //   (full: the whole layer; selective: the attention core, Korthikanti et al. 2022 Sec. 5).
 // - Norms, activations, softmax and the optimizer are not counted (negligible, memory-bound).
+// - MoE: the top-k routed experts and the shared experts per token (moe_ffn_hidden_size wide),
+//   and the router GEMM; not the capacity padding nor the load imbalance.
+// - MLA (DeepSeek-V2/V3): the Q down/up, KV down/up and output projections as GEMMs, the scores
+//   with qk_nope + qk_rope per head and the values with v_head_dim (causal half).
+// - MTP: its layer, projection and output head, forward and backward (mtp_forward_flops).
 // MFU = model FLOPs per iteration / (iteration time * GPUs * dense 16-bit peak) (PaLM App. B);
 // HFU = the same with hardware FLOPs.
 #pragma once
@@ -43,5 +48,11 @@ struct LayerFlops {
 [[nodiscard]] Flops megatron_iteration_flops(const ModelSpec& m, int global_batch);
 
 [[nodiscard]] bool is_moe_layer(const ModelSpec& m, int layer_index);
+[[nodiscard]] int moe_layer_count(const ModelSpec& m);
+
+// Multi-token prediction (DeepSeek-V3 §2.2), counted in model FLOPs: it is training work the
+// objective asks for. Per module and sequence forward: one transformer layer (MoE when the model
+// is), the 2h -> h projection, the shared output head.
+[[nodiscard]] Flops mtp_forward_flops(const ModelSpec& m);
 
 }  // namespace fleetsim::step

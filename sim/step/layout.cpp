@@ -62,6 +62,8 @@ Layout make_layout(const ClusterSpec& cluster, const WorkloadSpec& w) {
     fail("workload.model.hidden_size", "must be a multiple of num_attention_heads");
   if (m.is_moe() && (m.moe_router_topk < 1 || m.moe_router_topk > m.num_experts))
     fail("workload.model.moe_router_topk", "must be between 1 and num_experts");
+  if (w.parallel.pipeline_schedule == PipelineScheduleKind::DualPipe && (l.vpp != 1 || l.pp < 2 || l.pp % 2 != 0))
+    fail("workload.parallel.pipeline_schedule", "dualpipe needs an even PP >= 2 and VPP 1");
   l.micro_batch = w.training.micro_batch_size;
   l.global_batch = w.training.global_batch_size;
   l.microbatches = l.global_batch / (l.micro_batch * l.dp);

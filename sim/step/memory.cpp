@@ -5,6 +5,7 @@
 
 #include "sim/step/flops.hpp"
 #include "sim/step/fp8.hpp"
+#include "sim/step/moe.hpp"
 
 namespace fleetsim::step {
 
@@ -21,13 +22,46 @@ Bytes layer_activation_bytes(const WorkloadSpec& w, const Layout& l, bool moe_la
   const Recompute rc = w.parallel.recompute_granularity;
   if (stored_for_backward && rc == Recompute::Full) return Bytes(2.0 * T * h / sp);  // layer input
 
+  if (stored_for_backward && rc == Recompute::Selective && m.is_mla()) {
+    // DeepSeek-V3's recipe (arXiv:2412.19437 §3.2.3, §3.3.4), what `selective` means for an MLA
+    // model: RMSNorm outputs and the MLA up-projections (Q, K, V) are recomputed in the backward,
+    // so a layer keeps the two norm inputs (2 x 2Th), the latents (q_lora + kv_lora + rope), the
+    // attention output (the output projection's input; E5M6, 1.5 B, under fp8) and the flash
+    // log-sum-exp; a MoE layer keeps the dispatched expert inputs and the SwiGLU inputs (FP8
+    // under fp8, the SwiGLU output recomputed); a dense layer its MLP input and SwiGLU input.
+    const bool fp8 = w.training.precision == Precision::Fp8;
+    const double lo = fp8 ? 1.0 : 2.0;
+    double b = 4.0 * T * h / sp;
+    b += 2.0 * T * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
+    b += (fp8 ? 1.5 : 2.0) * T * heads / t * m.v_head_dim + 4.0 * T * heads / t;
+    if (moe_layer) {
+      // The busiest expert-parallel rank holds rank_load x the balanced share (moe.hpp).
+      const double routed = T * m.moe_router_topk * std::max(1.0, m.moe_capacity_factor) * moe_rank_load(m, l.ep);
+      const double tokens = routed + T * m.moe_shared_experts;
+      b += lo * routed * h + lo * T * h * (m.moe_shared_experts > 0 ? 1.0 : 0.0);
+      b += lo * tokens * 2.0 * m.expert_ffn() / t;
+    } else {
+      const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4.0 * h;
+      b += lo * T * h / sp + lo * T * 2.0 * f / t;
+    }
+    return Bytes(b);
+  }
   // Non-TP part: inputs of the two norms (2 x 2Th), inputs of QKV and the first MLP GEMM
   // (2 x 2Th), two dropout masks (2 x Th): 10 T h, divided by t with sequence parallelism. A model
   // trained without dropout (Llama 2/3: no dropout in the architecture) keeps no masks: 8 T h.
   double bytes = (m.dropout ? 10.0 : 8.0) * T * h / sp;
   // Attention: Q, K, V (for the scores and AV) and the output projection's input.
-  const double q_cols = heads / t * hd, kv_cols = 2.0 * std::max(1.0, groups / t) * hd;
-  bytes += 2.0 * T * (q_cols + kv_cols) + 2.0 * T * q_cols;
+  double q_cols = heads / t * hd, kv_cols = 2.0 * std::max(1.0, groups / t) * hd;
+  if (m.is_mla()) {
+    // MLA: Q and K of qk_nope + qk_rope per head, V of v_head_dim, and the latent inputs of the
+    // up-projections (q_lora_rank, kv_lora_rank + rope) that their weight gradients need.
+    q_cols = heads / t * (m.qk_nope_head_dim + m.qk_rope_head_dim);
+    kv_cols = heads / t * (m.qk_nope_head_dim + m.qk_rope_head_dim + m.v_head_dim);
+    bytes += 2.0 * T * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
+    bytes += 2.0 * T * (q_cols + kv_cols) + 2.0 * T * heads / t * m.v_head_dim;
+  } else {
+    bytes += 2.0 * T * (q_cols + kv_cols) + 2.0 * T * q_cols;
+  }
   const double score_elems = static_cast<double>(l.micro_batch) * (heads / t) *
                              (static_cast<double>(m.seq_length) / l.cp) * m.seq_length;
   if (!w.training.use_flash_attn && rc != Recompute::Selective)
@@ -35,13 +69,15 @@ Bytes layer_activation_bytes(const WorkloadSpec& w, const Layout& l, bool moe_la
   else if (w.training.use_flash_attn)
     bytes += 4.0 * static_cast<double>(l.micro_batch) * (heads / t) * T / l.micro_batch;  // logsumexp
   // MLP: first GEMM's output(s) and the activation's output (GELU: 8Th/t + 8Th/t for f = 4h).
-  const double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4.0 * h;
+  double f = m.ffn_hidden_size > 0 ? m.ffn_hidden_size : 4.0 * h;
   double tokens = T;
   if (moe_layer) {
-    // Routed tokens with capacity padding, plus the permuted copy of the input.
+    // Routed tokens with capacity padding, plus the permuted copy of the input; shared experts
+    // as further tokens through an expert-wide MLP.
     const double cf = std::max(1.0, m.moe_capacity_factor);
-    tokens = T * m.moe_router_topk * cf;
-    bytes += 2.0 * tokens * h / sp;
+    tokens = T * m.moe_router_topk * cf * moe_rank_load(m, l.ep) + T * m.moe_shared_experts;
+    f = m.expert_ffn();
+    bytes += 2.0 * T * m.moe_router_topk * cf * moe_rank_load(m, l.ep) * h / sp;
   }
   bytes += 2.0 * tokens * (m.swiglu ? 2.0 : 1.0) * f / t + 2.0 * tokens * f / t;
   if (w.training.precision == Precision::Fp8) {
@@ -71,8 +107,8 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
   const bool moe_model = m.is_moe();
   const Bytes dense_layer = layer_activation_bytes(w, l, false);
   const Bytes moe_layer = moe_model ? layer_activation_bytes(w, l, true) : dense_layer;
-  // With moe_layer_freq k, a fraction 1/k of layers are MoE.
-  const double moe_share = moe_model ? 1.0 / std::max(1, m.moe_layer_freq) : 0.0;
+  // The MoE layers' share (every moe_layer_freq-th after the first dense ones).
+  const double moe_share = moe_model ? static_cast<double>(moe_layer_count(m)) / m.num_layers : 0.0;
   const Bytes per_layer = dense_layer * (1.0 - moe_share) + moe_layer * moe_share;
   const Bytes working = par.recompute_granularity == Recompute::Full
                             ? layer_activation_bytes(w, l, moe_model, false)
@@ -116,6 +152,12 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
       // backward (Korthikanti Sec. 4.3: 4 s b v / t), plus the final norm's input.
       const double vocab_loc = static_cast<double>(m.vocab_size) / l.tp;
       s.logits = Bytes(T * vocab_loc * (2.0 + 4.0) + 4.0 * T * h / (par.sequence_parallel ? l.tp : 1));
+      // Multi-token prediction: its layer's activations for the microbatches in flight on the
+      // last chunk, and its own logits (DeepSeek-V3 §2.2).
+      if (m.mtp_depth > 0) {
+        s.logits = s.logits * (1.0 + m.mtp_depth);
+        s.activations += moe_layer * (static_cast<double>(m.mtp_depth) * std::max(1, in_flight.last_chunk_peak));
+      }
     }
   }
   return out;

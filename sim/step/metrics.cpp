@@ -29,6 +29,8 @@ const std::vector<MetricDef>& step_metric_defs() {
       {"breakdown_s.overlap_contention", "s", "of compute: slowed by overlapping DP collectives (SMs, HBM)"},
       {"breakdown_s.gather_stall", "s", "of dp_comm: first forward waiting for parameter gathers"},
       {"breakdown_s.prefetch_exposed", "s", "of dp_comm: ZeRO-3 gathers beyond the prefetch depth"},
+      {"breakdown_s.ep_hidden", "s", "DualPipe: expert-parallel all-to-all hidden behind the paired chunk"},
+      {"breakdown_s.ep_sm_partition", "s", "DualPipe, of compute: slowed by the SMs the all-to-all kernels hold"},
       {"tier", "", "fidelity tier of the step model"},
       {"compute_busy_fraction", "1", "share of the iteration a GPU runs math kernels"},
       {"tokens_per_iteration", "tokens", "tokens per iteration (global batch x sequence length)"},
@@ -70,6 +72,8 @@ void add_step_metrics(const StepResult& r, Report& report) {
   report.add("breakdown_s.overlap_contention", b.overlap_contention.si());
   report.add("breakdown_s.gather_stall", b.gather_stall.si());
   report.add("breakdown_s.prefetch_exposed", b.prefetch_exposed.si());
+  report.add("breakdown_s.ep_hidden", b.ep_hidden.si());
+  report.add("breakdown_s.ep_sm_partition", b.ep_sm_partition.si());
   report.add("tier", r.tier);
   report.add("compute_busy_fraction", r.compute_busy_fraction);
   report.add("tokens_per_iteration", r.tokens_per_iteration.si());

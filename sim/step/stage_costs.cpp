@@ -5,12 +5,13 @@
 
 #include "sim/step/flops.hpp"
 #include "sim/step/fp8.hpp"
+#include "sim/step/moe.hpp"
 
 namespace fleetsim::step {
 
 PhaseTime& PhaseTime::operator+=(const PhaseTime& o) {
   math += o.math; memory += o.memory; tp_comm += o.tp_comm; cp_comm += o.cp_comm;
-  ep_comm += o.ep_comm; cp_hidden += o.cp_hidden; tp_hidden += o.tp_hidden;
+  ep_comm += o.ep_comm; cp_hidden += o.cp_hidden; tp_hidden += o.tp_hidden; wgrad += o.wgrad;
   return *this;
 }
 
@@ -18,6 +19,7 @@ PhaseTime PhaseTime::scaled(double k) const {
   PhaseTime p;
   p.math = math * k; p.memory = memory * k; p.tp_comm = tp_comm * k; p.cp_comm = cp_comm * k;
   p.ep_comm = ep_comm * k; p.cp_hidden = cp_hidden * k; p.tp_hidden = tp_hidden * k;
+  p.wgrad = wgrad * k;
   return p;
 }
 
@@ -38,6 +40,7 @@ struct Ctx {
   double cast_bytes;    // HBM bytes per element to quantize a GEMM operand (fp8.hpp)
   double cast_kernels;  // kernels per quantized tensor
   bool grad_acc_fused;  // TrainingSpec::gradient_accumulation_fusion
+  double rank_load;     // busiest expert-parallel rank's routed tokens over the mean (moe.hpp)
   // Shapes on one GPU for one microbatch.
   double b, s_loc, s, T, Tsp, h, hd, heads_loc, kv_heads_loc, f, t;
 };
@@ -54,7 +57,9 @@ struct LayerCost {
 void add_gemm(const Ctx& c, PhaseTime& fwd, PhaseTime& bwd, double m, double n, double k,
               double count = 1.0) {
   fwd.math += c.gpu.gemm(m, n, k, count);
-  bwd.math += c.gpu.gemm(m, k, n, count) + c.gpu.gemm(k, n, m, count);
+  const Seconds w = c.gpu.gemm(k, n, m, count);
+  bwd.math += c.gpu.gemm(m, k, n, count) + w;
+  bwd.wgrad += w;
 }
 
 // A linear layer (Transformer Engine module): under fp8 its three GEMMs run in FP8 and the
@@ -68,7 +73,9 @@ double add_linear(const Ctx& c, PhaseTime& fwd, PhaseTime& bwd, double m, double
     return 0.0;
   }
   fwd.math += c.gpu.gemm_fp8(m, n, k, count);
-  bwd.math += c.gpu.gemm_fp8(m, k, n, count) + c.gpu.gemm_fp8(k, n, m, count);
+  const Seconds w = c.gpu.gemm_fp8(k, n, m, count);
+  bwd.math += c.gpu.gemm_fp8(m, k, n, count) + w;
+  bwd.wgrad += w;
   fwd.memory += c.gpu.memory_bound(Bytes(c.cast_bytes * m * k * count));
   bwd.memory += c.gpu.memory_bound(Bytes(c.cast_bytes * m * n * count));
   return c.cast_kernels;
@@ -89,6 +96,46 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
     kernels_fwd += add_linear(c, fwd, bwd, m_, n_, k_, count);
     gemm_f[i] = fwd.math - f0; gemm_b[i] = bwd.math - b0;
   };
+  Seconds mla_up;             // MLA up-projection GEMMs, forward (recomputed under selective)
+  double swiglu_bytes = 0;    // SwiGLU activation pass (recomputed with MLA under selective)
+  // Attention work of the causal half of the scores (QK^T and AV), forward, this GPU.
+  double attn_work = 4.0 * c.b * c.s_loc * c.s * q_cols * 0.5;
+  if (c.m.is_mla()) {
+    // Multi-head latent attention (DeepSeek-V2 arXiv:2405.04434 §2.1; V3 arXiv:2412.19437 §2.1.1):
+    // Q = up(down_q(x)) (q_lora_rank), [K_nope, V] = up_kv(c_kv) from the joint compression
+    // c_kv = down_kv(x) (kv_lora_rank, plus the shared rotary key of qk_rope_head_dim), heads of
+    // qk_nope + qk_rope for scores and v_head_dim for values. The down-projections are
+    // replicated over TP (Megatron-core MLA), the up-projections and output split by heads.
+    const double dqk = c.m.qk_nope_head_dim + c.m.qk_rope_head_dim, dv = c.m.v_head_dim;
+    const double hl = c.heads_loc, ql = c.m.q_lora_rank, kvl = c.m.kv_lora_rank;
+    const Seconds f0 = fwd.math, b0 = bwd.math;
+    double lin = 0;
+    if (ql > 0) {
+      kernels_fwd += add_linear(c, fwd, bwd, T, ql, h);
+      const Seconds u = fwd.math;
+      kernels_fwd += add_linear(c, fwd, bwd, T, hl * dqk, ql);
+      mla_up += fwd.math - u;
+      lin += h * ql + ql * hl * dqk;
+    } else {
+      kernels_fwd += add_linear(c, fwd, bwd, T, hl * dqk, h);
+      lin += h * hl * dqk;
+    }
+    kernels_fwd += add_linear(c, fwd, bwd, T, kvl + c.m.qk_rope_head_dim, h);
+    const Seconds u1 = fwd.math;
+    kernels_fwd += add_linear(c, fwd, bwd, T, hl * (c.m.qk_nope_head_dim + dv), kvl);
+    mla_up += fwd.math - u1;
+    lin += h * (kvl + c.m.qk_rope_head_dim) + kvl * hl * (c.m.qk_nope_head_dim + dv);
+    gemm_f[0] = fwd.math - f0; gemm_b[0] = bwd.math - b0;
+    linear(1, T, h, hl * dv);
+    lin += hl * dv * h;
+    lc.linear_params += lin;
+    lc.params += lin + (ql > 0 ? ql : 0.0) + kvl + h;  // weights, the two latent norms, no biases
+    attn_work = 2.0 * c.b * c.s_loc * c.s * hl * (dqk + dv) * 0.5;
+    kernels_fwd += 6;
+    fwd.math += c.gpu.attention(Flops(attn_work));
+    bwd.math += c.gpu.attention(Flops(2.5 * attn_work));
+    kernels_fwd += 1;
+  } else {
   linear(0, T, q_cols + kv_cols, h);
   linear(1, T, h, q_cols);
   lc.linear_params += h * (q_cols + kv_cols) + q_cols * h;
@@ -118,6 +165,7 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
     kernels_fwd += 4;
   }
   lc.params += h * (q_cols + kv_cols) + (q_cols + kv_cols) + q_cols * h + h;  // weights + biases
+  }
 
   // MLP (dense) or routed experts (MoE).
   const double up_cols = (c.m.swiglu ? 2.0 : 1.0) * c.f / t;
@@ -134,27 +182,45 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
     // Tokens reach the local experts from every EP rank; with capacity factor cf each expert
     // processes up to cf times its balanced share (padded dispatch), so the slowest expert's
     // GEMMs are cf x the balanced ones. Expert weights are TP-sharded like the dense MLP.
+    // The busiest EP rank receives rank_load x the balanced share (moe.hpp) and sets the pace.
+    // Experts of moe_ffn_hidden_size (DeepSeek-V3's fine-grained experts; Mixtral: the MLP
+    // width); shared experts (DeepSeek-V3 §2.1.2) run on every token like a dense MLP.
     const double E = c.m.num_experts, k = c.m.moe_router_topk;
     const double cf = std::max(1.0, c.m.moe_capacity_factor);
+    const double fe = c.m.expert_ffn();
+    const double up_e = (c.m.swiglu ? 2.0 : 1.0) * fe / t;
     const double local_experts = E / c.l.ep;
-    const double tokens_per_expert = T * k * cf * c.l.ep / E;
+    const double tokens_per_expert = T * k * cf * c.l.ep / E * c.rank_load;
     add_gemm(c, fwd, bwd, c.Tsp, E, h);  // router
-    linear(2, tokens_per_expert, up_cols, h, local_experts);
-    linear(3, tokens_per_expert, h, c.f / t, local_experts);
-    act_elems = tokens_per_expert * local_experts * c.f / t;
+    linear(2, tokens_per_expert, up_e, h, local_experts);
+    linear(3, tokens_per_expert, h, fe / t, local_experts);
+    act_elems = tokens_per_expert * local_experts * fe / t;
     lc.params += h * E;
-    lc.expert_params = local_experts * mats * h * c.f / t;
+    lc.expert_params = local_experts * mats * h * fe / t;
     lc.params += lc.expert_params;
     lc.linear_params += lc.expert_params;
+    if (c.m.moe_shared_experts > 0) {
+      const double fs = c.m.moe_shared_experts * fe;
+      kernels_fwd += add_linear(c, fwd, bwd, T, (c.m.swiglu ? 2.0 : 1.0) * fs / t, h) +
+                     add_linear(c, fwd, bwd, T, h, fs / t);
+      act_elems += T * fs / t;
+      lc.params += mats * h * fs / t;
+      lc.linear_params += mats * h * fs / t;
+      kernels_fwd += 3;
+    }
     // Permute / unpermute of the routed tokens (read + write), and the all-to-alls.
-    fwd.memory += c.gpu.memory_bound(Bytes(2.0 * 2.0 * c.Tsp * k * cf * h * kAct));
+    fwd.memory += c.gpu.memory_bound(Bytes(2.0 * 2.0 * c.Tsp * k * cf * h * kAct * c.rank_load));
     kernels_fwd += 7;
     if (c.l.ep > 1) {
-      lc.ep_bytes = Bytes(c.Tsp * k * cf * h * kAct);
-      const Seconds a2a = c.net.time(Collective::AllToAll, lc.ep_bytes, c.l.ep_group);
-      fwd.ep_comm += a2a * 2.0;  // dispatch + combine
-      bwd.ep_comm += a2a * 2.0;
-      lc.ep_bytes = lc.ep_bytes * 2.0;
+      // Dispatch in FP8 under fp8 training (DeepSeek-V3 §3.3.2; a 16-bit flat dispatch otherwise),
+      // combine in BF16; the backward sends the gradients the same two ways (§3.3.3: activation
+      // gradients before the down-projection are FP8 too).
+      const double disp_b = c.fp8 && c.m.moe_router_max_nodes > 0 ? fp8_dispatch_bytes_per_element() : kAct;
+      const EpTransfer disp = ep_transfer(c.m, c.l, c.net, c.Tsp, disp_b, c.rank_load);
+      const EpTransfer comb = ep_transfer(c.m, c.l, c.net, c.Tsp, kAct, c.rank_load);
+      fwd.ep_comm += disp.time + comb.time;
+      bwd.ep_comm += disp.time + comb.time;
+      lc.ep_bytes = disp.fabric_bytes + disp.nvlink_bytes + comb.fabric_bytes + comb.nvlink_bytes;
     }
   }
   // Memory-bound elementwise kernels (Korthikanti et al. 2022 Sec. 4's activation tensors):
@@ -163,6 +229,7 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
   // its input(s) and writes its output (GELU 2, SwiGLU 3 passes). Backward moves ~2x the bytes.
   const double hidden = c.Tsp * h * kAct;
   const double act = act_elems * kAct * (c.m.swiglu ? 3.0 : 2.0);
+  swiglu_bytes = act;
   const Bytes elementwise(11.0 * hidden + act);
   fwd.memory += c.gpu.memory_bound(elementwise);
   bwd.memory += c.gpu.memory_bound(elementwise * 2.0);
@@ -259,8 +326,16 @@ LayerCost layer_cost(const Ctx& c, bool moe) {
     case Recompute::Selective: {
       // Korthikanti et al. 2022 Sec. 5: only the attention core (scores, softmax, dropout, AV).
       PhaseTime r;
+      if (c.m.is_mla()) {
+        // DeepSeek-V3 (§3.2.3): the RMSNorms and the MLA up-projections (and the SwiGLU outputs,
+        // §3.3.4) are recomputed, not the attention core (memory.cpp keeps its output).
+        r.math = mla_up;
+        r.memory = c.gpu.memory_bound(Bytes(2.0 * 2.0 * 2.0 * c.Tsp * h * kAct + swiglu_bytes));
+        lc.recompute = r;
+        break;
+      }
       if (c.flash) {
-        r.math = c.gpu.attention(Flops(4.0 * c.b * c.s_loc * c.s * q_cols * 0.5));
+        r.math = c.gpu.attention(Flops(attn_work));
       } else {
         const double count = c.b * c.heads_loc;
         r.math = c.gpu.gemm_scores(c.s_loc, c.s, c.hd, count) + c.gpu.gemm_scores(c.s_loc, c.hd, c.s, count);
@@ -300,7 +375,7 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
         static_cast<double>(w.training.bytes_per_param), w.training.grad_bytes(),
         w.training.precision == Precision::Fp8, fp8_cast_bytes_per_element(w.training.fp8_recipe),
         fp8_cast_kernels(w.training.fp8_recipe), w.training.gradient_accumulation_fusion,
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
+        moe_rank_load(m, l.ep), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   c.b = l.micro_batch;
   c.s = m.seq_length;
   c.s_loc = c.s / l.cp;
@@ -381,6 +456,20 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
     if (j == J - 1) {
       ch.has_logits = true;
       ch.forward += log_f; ch.backward += log_b;
+      // Multi-token prediction (DeepSeek-V3 §2.2): each module projects [norm(h); norm(emb)]
+      // (2h -> h), runs one more transformer layer (a MoE layer like the main model's) and the
+      // shared output head with its loss, on the last stage; embedding and head are shared.
+      for (int d = 0; d < m.mtp_depth; ++d) {
+        const LayerCost& lay = m.is_moe() ? moe : dense;
+        PhaseTime pf, pb;
+        add_linear(c, pf, pb, c.T, c.h / c.t, 2.0 * c.h);
+        ch.forward += lay.fwd; ch.forward += log_f; ch.forward += pf;
+        ch.backward += lay.bwd; ch.backward += log_b; ch.backward += pb;
+        ch.recompute += lay.recompute;
+        ch.params += lay.params + 2.0 * c.h * c.h / c.t + 4.0 * c.h;
+        ch.linear_params += lay.linear_params + 2.0 * c.h * c.h / c.t;
+        ch.expert_params += lay.expert_params;
+      }
       ch.params += (m.untie_embeddings_and_output_weights || J > 1) ? out_params : 0.0;
       ch.params += 2.0 * c.h;  // final norm
     }

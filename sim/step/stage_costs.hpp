@@ -23,6 +23,7 @@ struct PhaseTime {
   Seconds ep_comm;   // expert-parallel all-to-all (dispatch and combine)
   Seconds cp_hidden; // context-parallel exchange hidden behind attention
   Seconds tp_hidden; // tensor-parallel collectives hidden behind GEMMs (tp_comm_overlap)
+  Seconds wgrad;     // of `math` in a backward: the weight-gradient GEMMs (DualPipe's W)
   [[nodiscard]] Seconds compute() const { return math + memory; }
   [[nodiscard]] Seconds total() const { return math + memory + tp_comm + cp_comm + ep_comm; }
   PhaseTime& operator+=(const PhaseTime& o);

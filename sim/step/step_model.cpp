@@ -7,6 +7,7 @@
 #include "sim/step/capture.hpp"
 #include "sim/step/collectives.hpp"
 #include "sim/step/compose.hpp"
+#include "sim/step/dualpipe.hpp"
 #include "sim/step/flops.hpp"
 #include "sim/step/fp8.hpp"
 #include "sim/step/gemm_efficiency.hpp"
@@ -49,7 +50,8 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
     throw ConfigError("", "cluster.gpu.peak_bf16", "the GPU has no 16-bit peak FLOP rate");
   const step::GpuCompute gpu(cluster.gpu, options.compute_slowdown);
   const step::CollectiveModel net(cluster, options.fabric_bandwidth_scale);
-  const step::StageCosts sc = step::stage_costs(cluster, w, gpu, net);
+  step::StageCosts sc = step::stage_costs(cluster, w, gpu, net);
+  const bool dualpipe = w.parallel.pipeline_schedule == PipelineScheduleKind::DualPipe;
   const step::Layout& l = sc.layout;
   const int J = l.chunks(), m = l.microbatches;
 
@@ -84,7 +86,16 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
     cap->ops.clear();
     cap->dp.clear();
   }
-  step::time_schedule(sched, fwd_c, bwd_c, async_p2p ? p2p : 0.0, with_p2p, cap ? &cap->ops : nullptr);
+  // DualPipe (dualpipe.hpp): closed form instead of the list scheduler; each rank then holds
+  // its mirror stage's parameters too.
+  step::DualPipeResult dual;
+  if (dualpipe) {
+    dual = step::dualpipe_schedule(sc, w, cluster.gpu, l.pp > 1 ? sc.p2p_time.si() : 0.0);
+    step::dualpipe_stages(sc, w);
+    with_p2p = dual.times;
+  } else {
+    step::time_schedule(sched, fwd_c, bwd_c, async_p2p ? p2p : 0.0, with_p2p, cap ? &cap->ops : nullptr);
+  }
 
   // Data parallelism and the optimizer (compose.cpp), with the α-β collective times.
   const auto& vol = sc.volumes;
@@ -147,8 +158,17 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   b.overlap_contention = Seconds(comp.contention[cr]);
   b.gather_stall = Seconds(comp.gather_stall[cr]);
   b.prefetch_exposed = Seconds(comp.prefetch_exposed[cr]);
+  if (dualpipe) {
+    // The critical rank of the pipeline part, as DualPipe paired its chunks (dualpipe.hpp).
+    b.ep_comm = Seconds(dual.ep_exposed);
+    b.ep_hidden = Seconds(dual.ep_total - dual.ep_exposed);
+    b.ep_sm_partition = Seconds(dual.sm_partition);
+    b.compute = Seconds(dual.compute + dual.sm_partition) + Seconds(comp.contention[cr]);
+    b.pp_comm = Seconds(dual.comm_exposed - dual.ep_exposed);
+    b.bubble = Seconds(dual.bubble);
+  }
   b.exposed_comm = b.tp_comm + b.cp_comm + b.ep_comm + b.pp_comm + b.dp_comm;
-  b.overlapped_comm = busy.cp_hidden + busy.tp_hidden + Seconds(std::max(0.0, comp.dp_total[cr] - comp.dp_exposed[cr]));
+  b.overlapped_comm = busy.cp_hidden + busy.tp_hidden + b.ep_hidden + Seconds(std::max(0.0, comp.dp_total[cr] - comp.dp_exposed[cr]));
 
   // FLOPs and utilization (PaLM App. B definitions, see flops.hpp).
   res.model_flops_per_iteration = step::model_flops_per_iteration(w);
@@ -164,7 +184,7 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   res.microbatches = m;
 
   // Memory.
-  const step::InFlight& inflight = cached_in_flight(sched, l.chunk_layers);
+  const step::InFlight& inflight = dualpipe ? dual.in_flight : cached_in_flight(sched, l.chunk_layers);
   const auto mem = step::stage_memory(w, sc, inflight);
   res.stage_memory.resize(mem.size());
   size_t peak = 0;

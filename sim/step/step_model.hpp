@@ -29,6 +29,9 @@ struct StepBreakdown {  // seconds per iteration on the critical path; plus over
   // concurrently with it; and, of dp_comm, the next iteration's forward stalled on parameter
   // all-gathers and the ZeRO-3 gathers the prefetch depth left exposed.
   Seconds overlap_contention, gather_stall, prefetch_exposed;
+  // DualPipe (sim/step/dualpipe.hpp): expert-parallel all-to-all hidden behind the paired chunk's
+  // compute, and the compute time the SMs held by the communication kernels add (in `compute`).
+  Seconds ep_hidden, ep_sm_partition;
 };
 
 struct StepResult {

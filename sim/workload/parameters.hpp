@@ -11,7 +11,11 @@ namespace fleetsim {
 // an h x E router; two norms of h. Plus V h embedding (and V h output when untied) and a final norm.
 [[nodiscard]] double parameter_count(const ModelSpec& m);
 
-// Parameters a token passes through (MoE: top-k experts instead of all).
+// Parameters a token passes through (MoE: top-k routed plus the shared experts).
+// MLA models count the MLA projections instead (DeepSeek-V2 §2.1). Neither counts MTP modules.
 [[nodiscard]] double active_parameter_count(const ModelSpec& m);
+
+// Parameters of the multi-token prediction modules (DeepSeek-V3 §2.2), not in the counts above.
+[[nodiscard]] double mtp_parameter_count(const ModelSpec& m);
 
 }  // namespace fleetsim

@@ -27,7 +27,23 @@ struct ModelSpec {
   int moe_router_topk = 0;
   double moe_capacity_factor = 1.0;
   int moe_layer_freq = 1;              // every k-th layer is MoE
+  // DeepSeek-V3 (arXiv:2412.19437 §2, config.json; sim/step/moe.hpp): fine-grained experts of
+  // their own width, shared experts every token passes, the first layers dense, node-limited
+  // routing, the routed-token distribution over experts, multi-token prediction.
+  int moe_ffn_hidden_size = 0;         // routed and shared expert width; 0 = ffn_hidden_size
+  int moe_shared_experts = 0;          // shared experts per MoE layer (each moe_ffn_hidden_size wide)
+  int moe_first_dense_layers = 0;      // the first k layers are dense (ffn_hidden_size)
+  int moe_router_max_nodes = 0;        // node-limited routing: nodes a token may reach (0 = any)
+  std::string moe_token_distribution = "balanced";  // balanced | zipf (tokens per expert)
+  double moe_zipf_exponent = 1.0;      // skew of the zipf distribution (expert i gets ~ 1/i^s)
+  int mtp_depth = 0;                   // multi-token prediction modules (one layer + head each)
+  // Multi-head latent attention (DeepSeek-V2/V3): low-rank Q and joint KV compression.
+  int q_lora_rank = 0;                 // 0 = Q projected directly
+  int kv_lora_rank = 0;                // > 0 turns MLA on
+  int qk_nope_head_dim = 0, qk_rope_head_dim = 0, v_head_dim = 0;
   [[nodiscard]] bool is_moe() const { return num_experts > 1; }
+  [[nodiscard]] bool is_mla() const { return kv_lora_rank > 0; }
+  [[nodiscard]] int expert_ffn() const { return moe_ffn_hidden_size > 0 ? moe_ffn_hidden_size : ffn_hidden_size; }
 };
 
 enum class Recompute { None, Selective, Full };
@@ -41,7 +57,11 @@ enum class Recompute { None, Selective, Full };
 //   at least min(PP, M), and a last, partial group must hold 0 or at least PP microbatches:
 //   otherwise a rank waits on a forward that is queued behind its own backward (deadlock; checked
 //   exhaustively for PP <= 16, VPP <= 8, M < 40 in tests/unit/step_schedule_test.cpp).
-enum class PipelineScheduleKind { Megatron, Llama3 };
+// - dualpipe: DeepSeek-V3's bidirectional schedule (arXiv:2412.19437 §3.2.1, Table 2; VPP 1, even
+//   PP): each rank holds two stages (two copies of parameters), runs pairs of forward and backward
+//   chunks of different microbatches together so each one's all-to-all hides behind the other's
+//   compute; timed in closed form by sim/step/dualpipe.hpp.
+enum class PipelineScheduleKind { Megatron, Llama3, DualPipe };
 
 struct ParallelSpec {
   int tensor_model_parallel_size = 1;
@@ -66,6 +86,9 @@ struct ParallelSpec {
   bool overlap_sm_contention = true;
   bool overlap_hbm_contention = true;
   int fsdp_prefetch_ops = 1;
+  // SMs the expert-parallel dispatch / combine kernels hold while they overlap compute
+  // (DeepSeek-V3 §3.2.2: 20 of 132 on H800); compute overlapped with them runs on the rest.
+  int ep_comm_sms = 20;
   bool tp_comm_overlap = false;                  // TE userbuffers: TP all-gather / reduce-scatter
                                                  // pipelined with the adjacent GEMM (needs SP)
   bool overlap_p2p_comm = false;                 // asynchronous pipeline sends (Megatron-core

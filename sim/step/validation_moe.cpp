@@ -1,0 +1,190 @@
+#include "sim/step/validation_moe.hpp"
+
+#include <cmath>
+#include <sstream>
+
+#include "sim/config/load.hpp"
+#include "sim/core/error.hpp"
+
+namespace fleetsim::step {
+namespace {
+
+std::string set(const std::string& key, const std::string& v) { return key + "=" + v; }
+std::string set(const std::string& key, long long v) { return key + "=" + std::to_string(v); }
+const std::string kPar = "workload.parallel.";
+const std::string kTrain = "workload.training.";
+
+// "2664K H800 GPU-hours ...", "180K H800 GPU-hours", "14.8T": a number with a K / M / T suffix.
+double scaled(const std::string& text, const std::string& what) {
+  std::istringstream in(text);
+  double v = 0;
+  char suffix = 0;
+  if (!(in >> v)) throw ConfigError("other_scale_runs.csv", what, "no number in '" + text + "'");
+  in >> suffix;
+  switch (suffix) {
+    case 'K': return v * 1e3;
+    case 'M': return v * 1e6;
+    case 'B': return v * 1e9;
+    case 'T': return v * 1e12;
+    default: return v;
+  }
+}
+
+// Catalog workload and Megatron-Bridge settings of a NeMo MoE model label, or "".
+std::string moe_preset(const std::string& label) {
+  if (label.rfind("DeepSeekV3", 0) == 0) return "deepseek-v3";
+  if (label == "Mixtral-8x7B") return "mixtral-8x7b";
+  return "";
+}
+
+// The recipe of a precision label (as validation.cpp's nemo_recipe; the 25.09 alternate
+// granularity rows are not modelled).
+std::string moe_recipe(const std::string& label, const std::string& release) {
+  if (label == "MXFP8" || label == "FP8-MX") return "mxfp8";
+  if (label == "FP8-CS") return "current";
+  if (label == "FP8" || label == "FP8 (scaling recipe not labelled in table)")
+    return (release.rfind("24.", 0) == 0 || release.rfind("25.02", 0) == 0) ? "delayed" : "current";
+  return "";
+}
+
+// Layers per model chunk (p v entries) as Megatron-Bridge lays DeepSeek-V3 out
+// (recipes/deepseek/deepseek_v3.py, set_deepseek_v3_pipeline_model_parallel_layout: the
+// embedding with 4 decoder layers first, 4 per chunk, the last chunk 1 layer with the MTP module
+// and the loss for 16 chunks; 8 per chunk and 5 last for 8 chunks): ceil(L / chunks) layers per
+// chunk in order, the rest (possibly none) on the last chunk with the MTP module and the loss.
+std::string bridge_split(int layers, int chunks) {
+  const int per = (layers + chunks - 1) / chunks;
+  std::string s = "[";
+  int left = layers;
+  for (int j = 0; j < chunks; ++j) {
+    const int n = j == chunks - 1 ? left : std::min(per, left);
+    left -= n;
+    s += (j ? "," : "") + std::to_string(n);
+  }
+  return s + "]";
+}
+
+}  // namespace
+
+std::vector<GpuHourCase> deepseek_v3_gpu_hour_cases() {
+  const CsvTable t = read_csv(validation_dir() + "/other_scale_runs.csv");
+  std::vector<GpuHourCase> out;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    if (t.at(i, "model").rfind("DeepSeek-V3 (MoE", 0) != 0) continue;
+    const double tokens = scaled(t.at(i, "tokens"), "tokens");
+    out.push_back({"DeepSeek-V3 H800 GPU-hours per trillion tokens",
+                   scaled(t.at(i, "gpu_hours_per_1T_tokens"), "gpu_hours_per_1T_tokens"), 1e12});
+    out.push_back({"DeepSeek-V3 pre-training H800 GPU-hours (" + t.at(i, "tokens") + " tokens)",
+                   scaled(t.at(i, "gpu_hours"), "gpu_hours"), tokens});
+  }
+  if (out.empty())
+    throw ConfigError(validation_dir() + "/other_scale_runs.csv", "model", "no DeepSeek-V3 pre-training row");
+  return out;
+}
+
+double predicted_gpu_hours(const Scenario& s, const StepResult& r, double tokens) {
+  const double iterations = std::ceil(tokens / r.tokens_per_iteration.si());
+  return iterations * r.iteration_time.si() * s.cluster.gpus / 3600.0;
+}
+
+std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std::string>* skipped) {
+  const CsvTable t = read_csv(validation_dir() + "/nemo_perf_summary.csv");
+  auto cell = [&](size_t i, const char* col) { return t.at(i, col); };
+  auto int_or = [&](size_t i, const char* col, int fallback) {
+    const std::string& v = t.at(i, col);
+    return v.empty() || v == "n/a" ? fallback : t.integer(i, col);
+  };
+  struct Pick { size_t row; std::string key, preset, recipe; };
+  std::vector<Pick> picks;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    if (cell(i, "system") != system) continue;
+    if (cell(i, "model_family").find("MoE") == std::string::npos) continue;
+    const std::string label = cell(i, "model"), release = cell(i, "release");
+    const std::string what = release + " " + label + " " + cell(i, "num_gpus") + " GPUs " + cell(i, "precision");
+    const std::string preset = moe_preset(label);
+    if (preset.empty()) {
+      if (skipped) skipped->push_back(what + ": no catalog preset (or the row's GBS/MBS cells are inconsistent)");
+      continue;
+    }
+    const std::string recipe = moe_recipe(cell(i, "precision"), release);
+    if (recipe.empty() || cell(i, "tokens_per_sec_per_gpu").empty()) {
+      if (skipped) skipped->push_back(what + ": precision/recipe not modelled or no throughput");
+      continue;
+    }
+    const std::string key = preset + "|" + recipe + "|" + cell(i, "num_gpus") + "|" + cell(i, "gbs") + "|" +
+                            cell(i, "mbs") + "|" + cell(i, "tp") + "|" + cell(i, "pp") + "|" +
+                            std::to_string(int_or(i, "vp", 1)) + "|" + cell(i, "ep");
+    bool replaced = false;
+    for (auto& p : picks)
+      if (p.key == key) {
+        replaced = true;
+        if (release > cell(p.row, "release")) {
+          if (skipped) skipped->push_back(cell(p.row, "release") + " " + cell(p.row, "model") + ": same configuration published again in " + release + " (newest kept)");
+          p.row = i;
+        } else if (skipped) {
+          skipped->push_back(what + ": same configuration published again in " + cell(p.row, "release") + " (newest kept)");
+        }
+      }
+    if (!replaced) picks.push_back({i, key, preset, recipe});
+  }
+  std::vector<StepCase> out;
+  for (const auto& p : picks) {
+    const size_t i = p.row;
+    StepCase c;
+    c.source = "NeMo " + system + " MoE";
+    c.system = system;
+    c.release = cell(i, "release");
+    c.precision_label = cell(i, "precision");
+    c.metric = CaseMetric::TokensPerGpuSecond;
+    c.published = t.num(i, "tokens_per_sec_per_gpu");
+    c.tolerance = 0.15;
+    c.base = "dgx-h100-nemo";
+    const int gpus = t.integer(i, "num_gpus");
+    const int tp = t.integer(i, "tp"), pp = t.integer(i, "pp"), vp = int_or(i, "vp", 1), ep = t.integer(i, "ep");
+    c.calibration = false;
+    c.name = c.release + " " + cell(i, "model") + " " + std::to_string(gpus) + " GPUs TP" + std::to_string(tp) +
+             " PP" + std::to_string(pp) + (vp > 1 ? " VP" + std::to_string(vp) : "") + " EP" + std::to_string(ep) +
+             " mbs " + cell(i, "mbs") + " gbs " + cell(i, "gbs") + " " + p.recipe;
+    c.sets = {
+        set("cluster.gpus", gpus),
+        set("workload.model", p.preset),
+        set("workload.model.seq_length", t.integer(i, "seq_length")),
+        set(kPar + "tensor_model_parallel_size", tp),
+        set(kPar + "pipeline_model_parallel_size", pp),
+        set(kPar + "virtual_pipeline_model_parallel_size", vp),
+        set(kPar + "expert_model_parallel_size", ep),
+        // As the dense NeMo rows (validation.cpp): SP and TP overlap with TP, the distributed
+        // optimizer, asynchronous p2p with VP, no recomputation; the pages state the MoE runs are
+        // token-dropless with tokens force-balanced over experts (balanced routing, no padding).
+        set(kPar + "sequence_parallel", tp > 1 ? "true" : "false"),
+        set(kPar + "tp_comm_overlap", tp > 1 ? "true" : "false"),
+        set(kPar + "overlap_p2p_comm", vp > 1 ? "true" : "false"),
+        set(kPar + "context_parallel_size", int_or(i, "cp", 1)),
+        // Megatron-Bridge's DeepSeek-V3 performance recipes recompute "layernorm", "mla_up_proj"
+        // and "moe_act" (perf_recipes deepseek common: recompute_granularity selective), which is
+        // what `selective` means for an MLA model here (memory.cpp); Mixtral: none.
+        set(kPar + "recompute_granularity", p.preset == "deepseek-v3" ? "selective" : "none"),
+        set(kPar + "use_distributed_optimizer", "true"),
+        set(kTrain + "micro_batch_size", t.integer(i, "mbs")),
+        set(kTrain + "global_batch_size", t.integer(i, "gbs")),
+        set(kTrain + "precision", "fp8"),
+        set(kTrain + "fp8_recipe", p.recipe),
+        set(kTrain + "gradient_accumulation_fusion", "true"),
+        set("workload.model.moe_token_distribution", "balanced"),
+    };
+    // MTP: the 25.11 labels say with / without; other releases run the recipe's default (one).
+    if (cell(i, "model").find("w/o MTP") != std::string::npos) c.sets.push_back(set("workload.model.mtp_depth", 0));
+    if (system == "DGX-B200") {
+      c.sets.push_back(set("cluster.gpu", "b200"));
+      c.sets.push_back(set("cluster.node", "dgx-b200"));
+    }
+    const Scenario probe = config::load_scenario(c.base, {set("workload.model", p.preset)});
+    const int layers = probe.workload.model.num_layers, chunks = pp * vp;
+    if (layers % chunks != 0) c.sets.push_back(kPar + "pipeline_layer_split=" + bridge_split(layers, chunks));
+    c.scenario = config::load_scenario(c.base, c.sets);
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace fleetsim::step

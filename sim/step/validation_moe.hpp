@@ -1,0 +1,36 @@
+// Published mixture-of-experts runs for the step model (issue 17), kept apart from the dense
+// tables of validation.hpp so that adding MoE presets does not move the dense splits.
+//
+// - DeepSeek-V3 pre-training (arXiv:2412.19437, data/validation/other_scale_runs.csv): 180K H800
+//   GPU-hours per trillion tokens and 2.664M GPU-hours for 14.8T tokens, on
+//   scenarios/deepseek-v3-2048-h800.yaml (the step model's iteration time x iterations x GPUs).
+// - NVIDIA's MoE rows (data/validation/nemo_perf_summary.csv): DeepSeek-V3 and Mixtral 8x7B on
+//   DGX-H100 / DGX-B200 with a modelled FP8 recipe, tokens/s per GPU. All judged: no parameter is
+//   fitted on MoE data (the GPU presets are the dense calibration's, sim/step/README.md). Skipped
+//   with a reason: GB200/GB300/B300 (no preset), the 25.09 alternate-granularity rows, Mixtral
+//   8x22B (the page's GBS / MBS cells are inconsistent, see the CSV note), Qwen3 (no preset).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/step/validation.hpp"
+
+namespace fleetsim::step {
+
+// DeepSeek-V3's published GPU-hours: per trillion tokens and for the 14.8T-token pre-training.
+struct GpuHourCase {
+  std::string name;
+  double published_gpu_hours = 0;
+  double tokens = 0;
+};
+[[nodiscard]] std::vector<GpuHourCase> deepseek_v3_gpu_hour_cases();
+
+// GPU-hours the step model predicts for `tokens` on the scenario (no failures: iteration time x
+// ceil(tokens / tokens per iteration) x GPUs).
+[[nodiscard]] double predicted_gpu_hours(const Scenario& s, const StepResult& r, double tokens);
+
+// The NeMo MoE rows on `system` (DGX-H100, DGX-B200), deduplicated as nemo_cases does.
+std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std::string>* skipped = nullptr);
+
+}  // namespace fleetsim::step

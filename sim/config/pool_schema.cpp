@@ -26,6 +26,22 @@ std::shared_ptr<const Schema> scheduler_schema() {
   });
 }
 
+// A table that may be left out (an empty list), unlike the catalog's required tables.
+Field optional_table(std::string name, std::shared_ptr<const Schema> row, std::string doc) {
+  Field f = table(std::move(name), std::move(row), std::move(doc));
+  f.required = false;
+  return f;
+}
+
+std::shared_ptr<const Schema> size_class_schema() {
+  return make("size_class", "Jobs of one size and their run-time distribution.", {
+      integer("gpus", "1", "GPUs per job of this class"),
+      real("share", "1", "weight of the class among the classes (normalized)", 0, 1e9),
+      quantity("duration_median", dim<Seconds>(), "1 h", "run time of this class, median"),
+      real("duration_sigma", "1", "sigma of ln(run time) of this class", 0, 10),
+  });
+}
+
 std::shared_ptr<const Schema> training_stream_schema() {
   return make("training", "Gang-scheduled training jobs.", {
       quantity("arrival_rate", dim<PerSecond>(), "0 /h", "jobs submitted per unit time, daily mean", 0, false),
@@ -43,6 +59,8 @@ std::shared_ptr<const Schema> training_stream_schema() {
       quantity("checkpoint_interval", dim<Seconds>(), "1 h", "work since the last checkpoint is lost on a failure or preemption"),
       quantity("restart_time", dim<Seconds>(), "10 min", "requeue, init and checkpoint load after an interruption", 0, false),
       text("trace", "", "CSV with columns submit_s,gpus,duration_s[,priority] instead of the distribution"),
+      optional_table("size_classes", size_class_schema(),
+                     "joint size / run-time classes replacing size_* and duration_median/sigma (Helios: large jobs run longer)"),
   });
 }
 
@@ -65,13 +83,6 @@ std::shared_ptr<const Schema> inference_schema() {
       real("peak_hour", "14", "hour of day of the demand peak", 0, 24),
       real("weekend_ratio", "1", "weekend demand / weekday demand", 0, 1),
   });
-}
-
-// A table that may be left out (an empty list), unlike the catalog's required tables.
-Field optional_table(std::string name, std::shared_ptr<const Schema> row, std::string doc) {
-  Field f = table(std::move(name), std::move(row), std::move(doc));
-  f.required = false;
-  return f;
 }
 
 }  // namespace

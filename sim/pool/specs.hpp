@@ -12,6 +12,16 @@ enum class QueuePolicy { Fifo, Backfill, Priority };
 enum class PlacementPolicy { FirstFit, BestFit, Topology, FragmentationAware };
 enum class Colocation { None, Tidal };
 
+// One class of a joint size / run-time distribution: jobs of `gpus` GPUs are `share` of the
+// stream, and their run times are log-normal with this class's median and sigma (in the Helios
+// traces large jobs run longer: sizes and run times are not independent).
+struct SizeClass {
+  int gpus = 1;
+  double share = 1.0;               // weight among the classes (normalized over them)
+  double duration_median_s = 3600.0;
+  double duration_sigma = 1.0;
+};
+
 // Gang-scheduled training jobs: Poisson arrivals modulated by a daily cycle, power-of-two sizes
 // (log-normal in log2 GPUs), log-normal durations (Helios, Philly, Acme: heavy-tailed run times).
 struct TrainingStream {
@@ -30,6 +40,9 @@ struct TrainingStream {
   double checkpoint_interval_s = 3600.0;
   double restart_time_s = 600.0;    // requeue + init + checkpoint load after a preemption or failure
   std::string trace;                // CSV (submit_s, gpus, duration_s[, priority]) instead of the distribution
+  // Non-empty: sizes and run times drawn jointly from these classes, instead of size_* and
+  // duration_median / duration_sigma (max_duration still caps).
+  std::vector<SizeClass> size_classes;
 };
 
 // Development and evaluation jobs: small, short, possibly a fraction of one GPU (GPU sharing).

@@ -99,16 +99,28 @@ std::vector<JobSpec> generate_jobs(const PoolSpec& spec, int gpus_per_node, int 
     const double b = (t.diurnal_peak_to_trough - 1.0) / (t.diurnal_peak_to_trough + 1.0);
     const double rate_max = t.arrival_rate * (1.0 + b);
     jobs.reserve(static_cast<size_t>(t.arrival_rate * horizon * 1.05) + 16);
+    // Joint size / run-time classes: cumulative shares for an inverse-CDF draw of the class.
+    std::vector<double> cum;
+    for (const auto& c : t.size_classes) cum.push_back((cum.empty() ? 0.0 : cum.back()) + c.share);
     for (double now = rng.exponential(1.0 / rate_max); now < horizon; now += rng.exponential(1.0 / rate_max)) {
       const double u = rng.uniform();
       const double z = rng.normal(), zd = rng.normal(), up = rng.uniform(), ue = rng.uniform();
       if (u * (1.0 + b) > diurnal(now, t.diurnal_peak_to_trough, t.peak_hour)) continue;
       JobSpec j;
       j.submit = now;
-      const double log2g = std::log2(t.size_median_gpus) + t.size_sigma_log2 * z;
-      const int g = static_cast<int>(std::lround(std::exp2(std::round(std::max(0.0, log2g)))));
-      j.gpus = round_to_nodes(std::clamp(g, 1, t.max_gpus), gpus_per_node);
-      j.duration = std::min(t.max_duration_s, t.duration_median_s * std::exp(t.duration_sigma * zd));
+      if (!cum.empty()) {
+        // The class from z (uniform via the normal CDF), its run time from zd.
+        const double uc = 0.5 * std::erfc(-z / std::sqrt(2.0)) * cum.back();
+        const size_t k = std::min(cum.size() - 1, static_cast<size_t>(std::upper_bound(cum.begin(), cum.end(), uc) - cum.begin()));
+        const SizeClass& c = t.size_classes[k];
+        j.gpus = round_to_nodes(c.gpus, gpus_per_node);
+        j.duration = std::min(t.max_duration_s, c.duration_median_s * std::exp(c.duration_sigma * zd));
+      } else {
+        const double log2g = std::log2(t.size_median_gpus) + t.size_sigma_log2 * z;
+        const int g = static_cast<int>(std::lround(std::exp2(std::round(std::max(0.0, log2g)))));
+        j.gpus = round_to_nodes(std::clamp(g, 1, t.max_gpus), gpus_per_node);
+        j.duration = std::min(t.max_duration_s, t.duration_median_s * std::exp(t.duration_sigma * zd));
+      }
       j.priority = up < t.high_priority_share ? 1 : 0;
       j.elastic = ue < t.elastic_share && j.gpus > 1;
       jobs.push_back(j);

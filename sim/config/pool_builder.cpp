@@ -1,4 +1,5 @@
 #include "sim/config/pool_config.hpp"
+#include "sim/config/pool_trace.hpp"
 #include "sim/core/error.hpp"
 
 namespace fleetsim::config {
@@ -42,6 +43,8 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
   o.training.high_priority_share = t.num("high_priority_share");
   o.training.elastic_share = t.num("elastic_share");
   o.training.elastic_min_fraction = t.num("elastic_min_fraction");
+  o.training.elastic_resize = t.flag("elastic_resize");
+  o.training.elastic_resize_time_s = t.get<Seconds>("elastic_resize_time").si();
   o.training.checkpoint_interval_s = t.get<Seconds>("checkpoint_interval").si();
   o.training.restart_time_s = t.get<Seconds>("restart_time").si();
   o.training.trace = t.text("trace");
@@ -64,6 +67,10 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
     g.trough_ratio = row.num("trough_ratio");
     g.peak_hour = row.num("peak_hour");
     g.weekend_ratio = row.num("weekend_ratio");
+    g.trace = row.text("demand_trace");
+    if (!g.trace.empty())
+      read_demand_trace(g, row.text("demand_time_column"), row.text("demand_column"), row.text("demand_in") == "gpus",
+                        row.num("demand_scale"), file, "pool.inference[" + std::to_string(o.inference.size()) + "].demand_trace");
     o.inference.push_back(g);
   }
   if (!present) return;

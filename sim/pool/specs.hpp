@@ -37,6 +37,8 @@ struct TrainingStream {
   double high_priority_share = 0.0; // share of jobs at high priority (priority policy)
   double elastic_share = 0.0;       // share of jobs that start on fewer GPUs when the pool is short
   double elastic_min_fraction = 0.5;  // smallest size of an elastic job, share of its request
+  bool elastic_resize = false;      // elastic jobs grow into free GPUs and shrink instead of stopping when preempted
+  double elastic_resize_time_s = 60.0;  // a resize: coordinated checkpoint, re-rendezvous, re-shard
   double checkpoint_interval_s = 3600.0;
   double restart_time_s = 600.0;    // requeue + init + checkpoint load after a preemption or failure
   std::string trace;                // CSV (submit_s, gpus, duration_s[, priority]) instead of the distribution
@@ -64,6 +66,14 @@ struct InferenceGroup {
   double trough_ratio = 0.3;        // demand at the daily trough / peak
   double peak_hour = 14.0;
   double weekend_ratio = 1.0;       // weekend demand / weekday demand
+  // Demand from a trace instead of the curve (sim/config/pool_trace.cpp reads it): a step
+  // function, value at the last row at or before t, repeated with period `trace_period_s`;
+  // replicas = ceil(value x trace_scale / (replica_gpus if the column counts GPUs, else 1)).
+  std::string trace;
+  std::vector<double> trace_t, trace_value;
+  double trace_period_s = 0.0;
+  double trace_scale = 1.0;
+  bool trace_in_gpus = false;
 };
 
 struct PoolSpec {

@@ -149,6 +149,13 @@ std::vector<JobSpec> generate_jobs(const PoolSpec& spec, int gpus_per_node, int 
 }
 
 int replicas_needed(const InferenceGroup& g, double t) {
+  if (!g.trace_t.empty()) {
+    const double tt = std::fmod(t, g.trace_period_s);
+    const auto it = std::upper_bound(g.trace_t.begin(), g.trace_t.end(), tt);
+    const size_t k = it == g.trace_t.begin() ? 0 : static_cast<size_t>(it - g.trace_t.begin()) - 1;
+    const double v = g.trace_value[k] * g.trace_scale / (g.trace_in_gpus ? g.replica_gpus : 1);
+    return std::max(0, static_cast<int>(std::ceil(v - 1e-9)));
+  }
   const double h = std::fmod(t, kDay) / 3600.0;
   const double day_shape = g.trough_ratio + (1.0 - g.trough_ratio) * 0.5 * (1.0 + std::cos(2.0 * kPi * (h - g.peak_hour) / 24.0));
   const int weekday = static_cast<int>(std::fmod(t / kDay, 7.0));  // 0 = Monday

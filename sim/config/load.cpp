@@ -123,7 +123,7 @@ Scenario load_scenario_document(const std::string& path, const YAML::Node* doc, 
   } catch (const ConfigError& e) {
     if (sets.empty()) throw;
     // The offending value may have come from the command line: say so.
-    throw ConfigError(e.file(), e.key(), e.message() + " (after --set " + join(sets, ", --set ") + ")");
+    throw ConfigError(e.file(), e.key(), e.message() + " (after --set " + join(sets, ", --set ") + ")", e.line());
   }
 }
 

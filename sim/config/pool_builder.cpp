@@ -1,4 +1,5 @@
 #include "sim/config/pool_config.hpp"
+#include "sim/config/pool_trace.hpp"
 #include "sim/core/error.hpp"
 
 namespace fleetsim::config {
@@ -42,9 +43,15 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
   o.training.high_priority_share = t.num("high_priority_share");
   o.training.elastic_share = t.num("elastic_share");
   o.training.elastic_min_fraction = t.num("elastic_min_fraction");
+  o.training.elastic_resize = t.flag("elastic_resize");
+  o.training.elastic_resize_time_s = t.get<Seconds>("elastic_resize_time").si();
   o.training.checkpoint_interval_s = t.get<Seconds>("checkpoint_interval").si();
   o.training.restart_time_s = t.get<Seconds>("restart_time").si();
   o.training.trace = t.text("trace");
+  o.training.size_classes.clear();
+  for (const ParamSet& row : t.at("size_classes").rows)
+    o.training.size_classes.push_back({row.integer("gpus"), row.num("share"), row.get<Seconds>("duration_median").si(),
+                                       row.num("duration_sigma")});
   const ParamSet& d = p.sub("development");
   o.dev.arrival_rate = d.get<PerSecond>("arrival_rate").si();
   o.dev.gpu_fraction = d.num("gpu_fraction");
@@ -60,6 +67,10 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
     g.trough_ratio = row.num("trough_ratio");
     g.peak_hour = row.num("peak_hour");
     g.weekend_ratio = row.num("weekend_ratio");
+    g.trace = row.text("demand_trace");
+    if (!g.trace.empty())
+      read_demand_trace(g, row.text("demand_time_column"), row.text("demand_column"), row.text("demand_in") == "gpus",
+                        row.num("demand_scale"), file, "pool.inference[" + std::to_string(o.inference.size()) + "].demand_trace");
     o.inference.push_back(g);
   }
   if (!present) return;
@@ -80,10 +91,22 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
     fail("pool.gpus", "the scenario's job (cluster.gpus = " + std::to_string(s.cluster.gpus) +
                           ") does not fit the pool's " + std::to_string(usable) +
                           " schedulable GPUs; give a larger pool or pool.run_job: false");
-  if (o.training.trace.empty() && o.training.arrival_rate > 0 && o.training.max_gpus > usable)
+  if (o.training.trace.empty() && o.training.size_classes.empty() && o.training.arrival_rate > 0 &&
+      o.training.max_gpus > usable)
     fail("pool.training.max_gpus", "a job of " + std::to_string(o.training.max_gpus) +
                                        " GPUs is larger than the pool's " + std::to_string(usable) +
                                        " schedulable GPUs; give at most " + std::to_string(usable));
+  double class_shares = 0;
+  for (size_t i = 0; i < o.training.size_classes.size(); ++i) {
+    const auto& c = o.training.size_classes[i];
+    if (o.training.trace.empty() && o.training.arrival_rate > 0 && c.gpus > usable)
+      fail("pool.training.size_classes[" + std::to_string(i) + "].gpus",
+           "a job of " + std::to_string(c.gpus) + " GPUs is larger than the pool's " + std::to_string(usable) +
+               " schedulable GPUs; give at most " + std::to_string(usable));
+    class_shares += c.share;
+  }
+  if (!o.training.size_classes.empty() && !(class_shares > 0))
+    fail("pool.training.size_classes", "the shares of the size classes add up to 0; give at least one share > 0");
   if (o.dev.gpu_fraction > node_gpus)
     fail("pool.development.gpu_fraction", "development jobs must fit one node (" + std::to_string(node_gpus) + " GPUs)");
   bool any_service = false;

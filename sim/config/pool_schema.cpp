@@ -26,6 +26,22 @@ std::shared_ptr<const Schema> scheduler_schema() {
   });
 }
 
+// A table that may be left out (an empty list), unlike the catalog's required tables.
+Field optional_table(std::string name, std::shared_ptr<const Schema> row, std::string doc) {
+  Field f = table(std::move(name), std::move(row), std::move(doc));
+  f.required = false;
+  return f;
+}
+
+std::shared_ptr<const Schema> size_class_schema() {
+  return make("size_class", "Jobs of one size and their run-time distribution.", {
+      integer("gpus", "1", "GPUs per job of this class"),
+      real("share", "1", "weight of the class among the classes (normalized)", 0, 1e9),
+      quantity("duration_median", dim<Seconds>(), "1 h", "run time of this class, median"),
+      real("duration_sigma", "1", "sigma of ln(run time) of this class", 0, 10),
+  });
+}
+
 std::shared_ptr<const Schema> training_stream_schema() {
   return make("training", "Gang-scheduled training jobs.", {
       quantity("arrival_rate", dim<PerSecond>(), "0 /h", "jobs submitted per unit time, daily mean", 0, false),
@@ -40,9 +56,16 @@ std::shared_ptr<const Schema> training_stream_schema() {
       real("high_priority_share", "0", "share of jobs at high priority", 0, 1),
       real("elastic_share", "0", "share of jobs that start on fewer GPUs when the pool is short", 0, 1),
       real("elastic_min_fraction", "0.5", "smallest size of an elastic job, share of its request", 0, 1, true),
+      boolean("elastic_resize", "false",
+              "elastic jobs grow into GPUs while nothing queues and shrink to their minimum instead of stopping when preempted "
+              "(grown jobs do not give GPUs back to jobs queued later)"),
+      quantity("elastic_resize_time", dim<Seconds>(), "1 min",
+               "pause of an elastic job at a resize (coordinated checkpoint and re-rendezvous; work kept)", 0, false),
       quantity("checkpoint_interval", dim<Seconds>(), "1 h", "work since the last checkpoint is lost on a failure or preemption"),
       quantity("restart_time", dim<Seconds>(), "10 min", "requeue, init and checkpoint load after an interruption", 0, false),
       text("trace", "", "CSV with columns submit_s,gpus,duration_s[,priority] instead of the distribution"),
+      optional_table("size_classes", size_class_schema(),
+                     "joint size / run-time classes replacing size_* and duration_median/sigma (Helios: large jobs run longer)"),
   });
 }
 
@@ -64,14 +87,13 @@ std::shared_ptr<const Schema> inference_schema() {
       real("trough_ratio", "0.3", "demand at the daily trough / peak (Azure LLM 2024: code ~0.1, conversation ~0.4)", 0, 1),
       real("peak_hour", "14", "hour of day of the demand peak", 0, 24),
       real("weekend_ratio", "1", "weekend demand / weekday demand", 0, 1),
+      text("demand_trace", "", "CSV of demand over time instead of the curve (relative paths: to the scenario's folder); "
+                               "repeats after its last step; peak_replicas becomes its maximum"),
+      text("demand_time_column", "time_s", "demand_trace: column of seconds since the trace start, increasing"),
+      text("demand_column", "replicas", "demand_trace: column of replicas (or GPUs, see demand_in) needed, >= 0"),
+      choice("demand_in", {"replicas", "gpus"}, "replicas", "demand_trace: the column counts replicas or GPUs"),
+      real("demand_scale", "1", "demand_trace: values multiplied by this (e.g. a fleet's trace onto one service)", 0, 1e9, true),
   });
-}
-
-// A table that may be left out (an empty list), unlike the catalog's required tables.
-Field optional_table(std::string name, std::shared_ptr<const Schema> row, std::string doc) {
-  Field f = table(std::move(name), std::move(row), std::move(doc));
-  f.required = false;
-  return f;
 }
 
 }  // namespace

@@ -73,6 +73,11 @@ class Sim {
   void interrupt(int id, Loss cause, bool graceful);
   void schedule();
   void backfill();
+  // --- elastic jobs ---
+  int elastic_min(const Job& j) const;
+  int shrink_target(const Job& j) const;
+  void resize(int id, int gpus);
+  void grow_elastic();
   bool preempt_for(int gpus, int priority_below, bool inference);
   // --- inference ---
   void inference_tick();
@@ -102,6 +107,8 @@ class Sim {
   std::set<std::tuple<int, double, int>> queue_;  // (priority key, submit, id)
   std::set<int> inference_queue_;                 // replica ids, oldest first
   std::set<std::pair<double, int>> running_;      // (expected end, id) of training/dev jobs
+  std::set<int> shrunk_;                          // running elastic jobs below their requested size
+  long long grow_free_seen_ = -1;                 // free GPUs at the last growth pass that grew nothing
   std::vector<std::vector<int>> node_jobs_;
   std::vector<Service> services_;
   std::vector<double> p_single_;
@@ -229,6 +236,8 @@ void Sim::release(Job& j) {
   if (j.spec.cls == JobClass::Development) dev_eighths_ -= j.spec.eighths > 0 ? j.spec.eighths : 8 * j.alloc;
   j.alloc = 0;
   running_.erase({j.end, id});
+  shrunk_.erase(id);
+  grow_free_seen_ = -1;  // GPUs freed somewhere: a growth pass may succeed again
 }
 
 void Sim::start(int id, int gpus) {
@@ -254,6 +263,7 @@ void Sim::start(int id, int gpus) {
   if (j.spec.cls == JobClass::Training) train_gpus_ += gpus;
   else dev_eighths_ += j.spec.eighths > 0 ? j.spec.eighths : 8 * gpus;
   running_.insert({j.end, id});
+  if (j.spec.elastic && j.alloc < j.spec.gpus && j.spec.eighths == 0) shrunk_.insert(id);
   push(j.end, Ev::Finish, id, j.epoch);
 }
 
@@ -266,7 +276,7 @@ bool Sim::try_start(int id) {
   }
   if (j.spec.elastic) {
     // Elastic jobs start on what the pool has, down to their minimum (halving keeps whole nodes).
-    const int min_gpus = std::max(1, static_cast<int>(std::ceil(j.spec.gpus * s_.training.elastic_min_fraction)));
+    const int min_gpus = elastic_min(j);
     for (gpus = j.spec.gpus / 2; gpus >= min_gpus; gpus /= 2) {
       if (gpus > g_ && gpus % g_ != 0) continue;
       if (place(j, gpus)) {
@@ -343,6 +353,11 @@ bool Sim::preempt_for(int gpus, int priority_below, bool inference) {
     return v.state == State::Running && v.spec.cls == JobClass::Training && v.spec.priority < priority_below &&
            !v.reclaiming && now_ - v.run_start >= s_.min_runtime_before_preemption_s;
   };
+  // An elastic job above its minimum shrinks instead of stopping (pool.training.elastic_resize).
+  auto shrinkable = [&](int id) {
+    const Job& v = jobs_[id];
+    return s_.training.elastic_resize && v.spec.elastic && v.spec.eighths == 0 && v.alloc > shrink_target(v);
+  };
   std::vector<int> victims;
   if (gpus <= g_) {
     const int n = in_.topology.nodes;
@@ -354,7 +369,8 @@ bool Sim::preempt_for(int gpus, int priority_below, bool inference) {
       for (int id : node_jobs_[node])
         if (eligible(id)) {
           victims.push_back(id);
-          room += jobs_[id].nodes.empty() ? jobs_[id].alloc : g_;
+          const Job& v = jobs_[id];
+          room += !v.nodes.empty() ? g_ : shrinkable(id) ? v.alloc - shrink_target(v) : v.alloc;
         }
       if (room >= gpus && !victims.empty()) {
         victim_cursor_ = node + 1;
@@ -366,13 +382,18 @@ bool Sim::preempt_for(int gpus, int priority_below, bool inference) {
     double room = static_cast<double>(nodes_.free_nodes()) * g_;
     for (auto it = running_.rbegin(); it != running_.rend() && room < gpus; ++it)
       if (eligible(it->second)) {
+        const Job& v = jobs_[it->second];
         victims.push_back(it->second);
-        room += jobs_[it->second].alloc;
+        room += !v.nodes.empty() && shrinkable(it->second) ? v.alloc - shrink_target(v) : v.alloc;
       }
     if (room < gpus) victims.clear();
   }
   if (victims.empty()) return false;
   for (int id : victims) {
+    if (shrinkable(id) && (gpus <= g_) == jobs_[id].nodes.empty()) {
+      resize(id, shrink_target(jobs_[id]));
+      continue;
+    }
     ++out_.preemptions;
     if (inference && s_.reclaim_time_s > 0) {
       jobs_[id].reclaiming = true;
@@ -430,7 +451,96 @@ void Sim::schedule() {
     queue_.erase(queue_.begin());
     queued_gpus_ -= j.spec.gpus;
   }
+  grow_elastic();
   note_head();
+}
+
+int Sim::elastic_min(const Job& j) const {
+  const int m = std::max(1, static_cast<int>(std::ceil(j.spec.gpus * s_.training.elastic_min_fraction - 1e-9)));
+  return m > g_ ? (m + g_ - 1) / g_ * g_ : m;  // gangs keep whole nodes
+}
+
+// The size a running elastic job shrinks to: its minimum, in whole nodes while it spans nodes.
+int Sim::shrink_target(const Job& j) const {
+  const int m = elastic_min(j);
+  return j.nodes.empty() ? m : std::max(g_, (m + g_ - 1) / g_ * g_);
+}
+
+// An elastic job changes size while it runs: the work done so far at the old size is kept (the
+// resize is a coordinated checkpoint, as in TorchElastic / Pollux), the job pays
+// pool.training.elastic_resize_time and goes on at the new size's speed. GPUs are added on the
+// job's own node (single-node jobs) or as whole free nodes (gangs); removed likewise.
+void Sim::resize(int id, int gpus) {
+  Job& j = jobs_[id];
+  const int old = j.alloc;
+  if (gpus == old) return;
+  const double elapsed = now_ - j.run_start;
+  const double ran = std::max(0.0, elapsed - j.overhead);
+  out_.lost_gpu_hours[static_cast<int>(Loss::Restart)] += std::min(elapsed, j.overhead) * old / 3600.0;
+  j.remaining = std::max(0.0, j.remaining - ran * static_cast<double>(old) / j.spec.gpus);
+  if (gpus > old) {
+    if (old <= g_ && gpus <= g_) {
+      nodes_.take(j.node, gpus - old);
+    } else {
+      if (j.nodes.empty()) j.nodes.push_back(j.node), j.node = -1;  // a full node becomes a gang's first
+      const size_t before = j.nodes.size();
+      const int extra = (gpus - old) / g_;
+      const bool ok = s_.placement == PlacementPolicy::FirstFit || s_.placement == PlacementPolicy::BestFit
+                          ? nodes_.take_nodes_first_fit(extra, j.nodes)
+                          : nodes_.take_nodes_topology(extra, j.nodes);
+      if (!ok) throw std::logic_error("pool: elastic growth took fewer nodes than were free");
+      for (size_t k = before; k < j.nodes.size(); ++k) node_jobs_[j.nodes[k]].push_back(id);
+    }
+  } else if (j.nodes.empty()) {
+    nodes_.give(j.node, old - gpus);
+  } else {
+    for (int k = 0; k < (old - gpus) / g_; ++k) {
+      const int node = j.nodes.back();
+      j.nodes.pop_back();
+      auto& v = node_jobs_[node];
+      v.erase(std::find(v.begin(), v.end(), id));
+      nodes_.give(node, g_);
+    }
+  }
+  ++out_.elastic_resizes;
+  train_gpus_ += gpus - old;
+  if (j.reclaiming) reclaiming_gpus_ += gpus - old;
+  running_.erase({j.end, id});
+  j.alloc = gpus;
+  j.run_start = now_;
+  j.overhead = s_.training.elastic_resize_time_s;
+  j.end = now_ + j.overhead + j.remaining * j.spec.gpus / gpus;
+  ++j.epoch;
+  running_.insert({j.end, id});
+  if (gpus < j.spec.gpus) shrunk_.insert(id);
+  else shrunk_.erase(id);
+  push(j.end, Ev::Finish, id, j.epoch);
+}
+
+// Elastic jobs below their requested size take freed GPUs, but only GPUs no queued job can use:
+// growth waits while training or development jobs queue (the queue is served first, so growth
+// never starves it), and a pass that grew nothing is not repeated until more GPUs are free.
+void Sim::grow_elastic() {
+  if (shrunk_.empty() || !queue_.empty() || !s_.training.elastic_resize) return;
+  const long long free = nodes_.free_whole_gpus();
+  if (free == 0 || free <= grow_free_seen_) return;
+  bool grew = false;
+  for (auto it = shrunk_.begin(); it != shrunk_.end();) {
+    const int id = *it++;  // resize() may erase id from shrunk_
+    const Job& j = jobs_[id];
+    if (j.reclaiming) continue;
+    int target = j.alloc;
+    if (j.alloc < g_ || (j.alloc == g_ && j.spec.gpus <= g_)) {
+      if (j.spec.gpus <= g_) target = std::min(j.spec.gpus, j.alloc + nodes_.whole_free(j.node));
+    } else {
+      target = std::min(j.spec.gpus, j.alloc + nodes_.free_nodes() * g_);
+    }
+    if (target > j.alloc) {
+      resize(id, target);
+      grew = true;
+    }
+  }
+  grow_free_seen_ = grew ? -1 : free;
 }
 
 // EASY backfill (Lifka 1995; Mu'alem & Feitelson 2001): the head gets a reservation at the

@@ -52,6 +52,7 @@ struct PoolReplication {
   std::array<double, kJobClasses> allocated_gpu_hours{};
   std::array<std::vector<float>, kJobClasses> queue_delay_h, slowdown;
   long long submitted = 0, started = 0, finished = 0, preemptions = 0, node_failures = 0, reclaims = 0;
+  long long elastic_resizes = 0;     // elastic jobs grown into free GPUs or shrunk instead of preempted
   long long multi_node_jobs = 0, compact_multi_node_jobs = 0;  // compact: the fewest leaves possible
   long long events = 0;
   double pool_gpu_hours = 0.0;

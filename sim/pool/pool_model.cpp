@@ -20,6 +20,7 @@ const std::vector<MetricDef>& pool_metric_defs() {
       {"gpu_hours_lost.*", "GPU-h", "pool GPU-hours lost"},
       {"allocated_gpu_hours.*", "GPU-h", "GPU-hours allocated to a job class"},
       {"preemptions", "count", "jobs preempted (priority preemption or inference reclaim)"},
+      {"elastic_resizes", "count", "elastic jobs grown into free GPUs or shrunk instead of preempted"},
       {"node_failures", "count", "node failures"},
       {"jobs_submitted", "count", "training and development jobs submitted"},
       {"jobs_finished", "count", "jobs finished within the simulated span"},
@@ -157,6 +158,7 @@ void add_pool_metrics(const PoolResult& r, Report& report) {
     report.add(std::string("allocated_gpu_hours.") + class_key(static_cast<JobClass>(c)), summarize(v));
   }
   report.add("preemptions", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.preemptions); }));
+  report.add("elastic_resizes", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.elastic_resizes); }));
   report.add("node_failures", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.node_failures); }));
   report.add("jobs_submitted", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.submitted); }));
   report.add("jobs_finished", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.finished); }));

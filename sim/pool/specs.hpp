@@ -12,6 +12,16 @@ enum class QueuePolicy { Fifo, Backfill, Priority };
 enum class PlacementPolicy { FirstFit, BestFit, Topology, FragmentationAware };
 enum class Colocation { None, Tidal };
 
+// One class of a joint size / run-time distribution: jobs of `gpus` GPUs are `share` of the
+// stream, and their run times are log-normal with this class's median and sigma (in the Helios
+// traces large jobs run longer: sizes and run times are not independent).
+struct SizeClass {
+  int gpus = 1;
+  double share = 1.0;               // weight among the classes (normalized over them)
+  double duration_median_s = 3600.0;
+  double duration_sigma = 1.0;
+};
+
 // Gang-scheduled training jobs: Poisson arrivals modulated by a daily cycle, power-of-two sizes
 // (log-normal in log2 GPUs), log-normal durations (Helios, Philly, Acme: heavy-tailed run times).
 struct TrainingStream {
@@ -27,9 +37,14 @@ struct TrainingStream {
   double high_priority_share = 0.0; // share of jobs at high priority (priority policy)
   double elastic_share = 0.0;       // share of jobs that start on fewer GPUs when the pool is short
   double elastic_min_fraction = 0.5;  // smallest size of an elastic job, share of its request
+  bool elastic_resize = false;      // elastic jobs grow into free GPUs and shrink instead of stopping when preempted
+  double elastic_resize_time_s = 60.0;  // a resize: coordinated checkpoint, re-rendezvous, re-shard
   double checkpoint_interval_s = 3600.0;
   double restart_time_s = 600.0;    // requeue + init + checkpoint load after a preemption or failure
   std::string trace;                // CSV (submit_s, gpus, duration_s[, priority]) instead of the distribution
+  // Non-empty: sizes and run times drawn jointly from these classes, instead of size_* and
+  // duration_median / duration_sigma (max_duration still caps).
+  std::vector<SizeClass> size_classes;
 };
 
 // Development and evaluation jobs: small, short, possibly a fraction of one GPU (GPU sharing).
@@ -51,6 +66,14 @@ struct InferenceGroup {
   double trough_ratio = 0.3;        // demand at the daily trough / peak
   double peak_hour = 14.0;
   double weekend_ratio = 1.0;       // weekend demand / weekday demand
+  // Demand from a trace instead of the curve (sim/config/pool_trace.cpp reads it): a step
+  // function, value at the last row at or before t, repeated with period `trace_period_s`;
+  // replicas = ceil(value x trace_scale / (replica_gpus if the column counts GPUs, else 1)).
+  std::string trace;
+  std::vector<double> trace_t, trace_value;
+  double trace_period_s = 0.0;
+  double trace_scale = 1.0;
+  bool trace_in_gpus = false;
 };
 
 struct PoolSpec {

@@ -99,16 +99,28 @@ std::vector<JobSpec> generate_jobs(const PoolSpec& spec, int gpus_per_node, int 
     const double b = (t.diurnal_peak_to_trough - 1.0) / (t.diurnal_peak_to_trough + 1.0);
     const double rate_max = t.arrival_rate * (1.0 + b);
     jobs.reserve(static_cast<size_t>(t.arrival_rate * horizon * 1.05) + 16);
+    // Joint size / run-time classes: cumulative shares for an inverse-CDF draw of the class.
+    std::vector<double> cum;
+    for (const auto& c : t.size_classes) cum.push_back((cum.empty() ? 0.0 : cum.back()) + c.share);
     for (double now = rng.exponential(1.0 / rate_max); now < horizon; now += rng.exponential(1.0 / rate_max)) {
       const double u = rng.uniform();
       const double z = rng.normal(), zd = rng.normal(), up = rng.uniform(), ue = rng.uniform();
       if (u * (1.0 + b) > diurnal(now, t.diurnal_peak_to_trough, t.peak_hour)) continue;
       JobSpec j;
       j.submit = now;
-      const double log2g = std::log2(t.size_median_gpus) + t.size_sigma_log2 * z;
-      const int g = static_cast<int>(std::lround(std::exp2(std::round(std::max(0.0, log2g)))));
-      j.gpus = round_to_nodes(std::clamp(g, 1, t.max_gpus), gpus_per_node);
-      j.duration = std::min(t.max_duration_s, t.duration_median_s * std::exp(t.duration_sigma * zd));
+      if (!cum.empty()) {
+        // The class from z (uniform via the normal CDF), its run time from zd.
+        const double uc = 0.5 * std::erfc(-z / std::sqrt(2.0)) * cum.back();
+        const size_t k = std::min(cum.size() - 1, static_cast<size_t>(std::upper_bound(cum.begin(), cum.end(), uc) - cum.begin()));
+        const SizeClass& c = t.size_classes[k];
+        j.gpus = round_to_nodes(c.gpus, gpus_per_node);
+        j.duration = std::min(t.max_duration_s, c.duration_median_s * std::exp(c.duration_sigma * zd));
+      } else {
+        const double log2g = std::log2(t.size_median_gpus) + t.size_sigma_log2 * z;
+        const int g = static_cast<int>(std::lround(std::exp2(std::round(std::max(0.0, log2g)))));
+        j.gpus = round_to_nodes(std::clamp(g, 1, t.max_gpus), gpus_per_node);
+        j.duration = std::min(t.max_duration_s, t.duration_median_s * std::exp(t.duration_sigma * zd));
+      }
       j.priority = up < t.high_priority_share ? 1 : 0;
       j.elastic = ue < t.elastic_share && j.gpus > 1;
       jobs.push_back(j);
@@ -137,6 +149,13 @@ std::vector<JobSpec> generate_jobs(const PoolSpec& spec, int gpus_per_node, int 
 }
 
 int replicas_needed(const InferenceGroup& g, double t) {
+  if (!g.trace_t.empty()) {
+    const double tt = std::fmod(t, g.trace_period_s);
+    const auto it = std::upper_bound(g.trace_t.begin(), g.trace_t.end(), tt);
+    const size_t k = it == g.trace_t.begin() ? 0 : static_cast<size_t>(it - g.trace_t.begin()) - 1;
+    const double v = g.trace_value[k] * g.trace_scale / (g.trace_in_gpus ? g.replica_gpus : 1);
+    return std::max(0, static_cast<int>(std::ceil(v - 1e-9)));
+  }
   const double h = std::fmod(t, kDay) / 3600.0;
   const double day_shape = g.trough_ratio + (1.0 - g.trough_ratio) * 0.5 * (1.0 + std::cos(2.0 * kPi * (h - g.peak_hour) / 24.0));
   const int weekday = static_cast<int>(std::fmod(t / kDay, 7.0));  // 0 = Monday

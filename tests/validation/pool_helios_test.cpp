@@ -1,18 +1,22 @@
 // Helios: a workload fitted to one cluster (Venus) gives another cluster's (Earth) allocation.
-// Calibrate (Venus, data/validation/pool/): arrival rate per GPU, GPU-job size statistics, the
-// shape of the run-time distribution (mean / median) and the GPU-time per job (completed +
-// cancelled + failed GPU-time / GPU jobs) from helios_cluster_summary.csv (HeliosArtifact); the
-// daily submission cycle from helios_venus_cluster_throughput_10min.csv (Lucid). Sizes and run
-// times are drawn independently, so the run-time median is set to give the measured GPU-time per
-// job (sizes and run times correlate in the trace: matching their means separately would offer
-// 35% less GPU-time than Venus saw). Run times are capped at Helios' longest job (50 d, Acme's
-// cluster summary). Judge (Earth, May 2020, never used to fit):
-// helios_earth_may2020_cluster_alloc_10min_DERIVED.csv, running / total GPUs every 10 minutes:
-// the target is a simulated mean within 5 points of Earth's and a simulated p10-p90 band of the
-// 10-minute allocation that overlaps Earth's. Known gap: today the mean is 11.7 points low (0.550
-// vs 0.667, replications spread 0.49-0.62: a few multi-week 512-GPU jobs dominate a 31-day window
-// of an 856-GPU cluster), so the test holds today's error as its bound (15 points) and the band
-// overlap; the 5-point target is printed and named here (sim/pool/README.md, "Known gap").
+// Calibrate (Venus only, data/validation/pool/):
+//   - arrival rate per GPU (GPU jobs / days / GPUs) and the GPU-time per job (completed +
+//     cancelled + failed GPU-time / GPU jobs), run-time mean and median: helios_cluster_summary.csv
+//     (HeliosArtifact);
+//   - the daily submission cycle and the job sizes: helios_venus_cluster_throughput_10min.csv
+//     (Lucid). A 10-minute bin with exactly one GPU job submitted gives that job's size: 3,109
+//     such jobs, each size seen a class weighted by its count;
+//   - run times conditional on size (sim/pool/fit.hpp): median m1 g^beta, one sigma. Sizes and
+//     run times correlate in the trace (Venus' GPU-time per job is 1.12x its mean size x mean run
+//     time); beta is fitted to that, m1 and sigma to the run-time median and mean.
+// Structure (configuration, like the GPU count): Earth's 16 virtual clusters in May 2020
+// (helios_earth_vc_gpu_number_daily.csv). Helios schedules each VC's jobs within its quota, so
+// each VC is its own pool. Run times are capped at Helios' longest job (50 d, Acme's cluster
+// summary); the warm-up (100 d, twice that cap) lets the month-long jobs that carry a log-normal
+// of sigma ~3's mean reach steady state before the measured 31 days.
+// Judge (Earth, May 2020, never used to fit): helios_earth_may2020_cluster_alloc_10min_DERIVED.csv,
+// running / total GPUs every 10 minutes: the simulated mean (16 replications) within 5 points of
+// Earth's, and the simulated p10-p90 band of the 10-minute allocation overlapping Earth's.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -25,6 +29,7 @@
 #include "sim/core/paths.hpp"
 #include "sim/pool/fit.hpp"
 #include "sim/pool/pool_model.hpp"
+#include "sim/results/report.hpp"
 #include "tests/test_paths.hpp"
 
 namespace {
@@ -61,7 +66,7 @@ std::string num(double x) {
 
 }  // namespace
 
-TEST_CASE("a workload fitted to Helios Venus gives Helios Earth's allocation within 15 points today (target 5), p10-p90 bands overlap",
+TEST_CASE("a workload fitted to Helios Venus gives Helios Earth's allocation within 5 points, p10-p90 bands overlap",
           "[validation][pool]") {
   const std::string dir = fleetsim::validation_dir() + "/pool/";
   // --- calibrate on Venus ---
@@ -81,41 +86,93 @@ TEST_CASE("a workload fitted to Helios Venus gives Helios Earth's allocation wit
   const double venus_gpus = std::stod(venus.at("gpu_num"));
   const double jobs_per_gpu_day = std::stod(venus.at("gpu_job_num")) / span_days / venus_gpus;
   const auto cycle = fleetsim::pool::fit_diurnal(hourly);
-  const double size_mean = std::stod(venus.at("avg_gpu_num")), size_median = std::stod(venus.at("med_gpu_num"));
+  // Sizes: a 10-minute bin in which exactly one GPU job was submitted gives that job's size
+  // exactly (3,109 such bins over the 181 days); each size seen is a class, weighted by its count.
+  std::map<int, double> size_count;
+  for (const auto& r : series)
+    if (std::stoi(r.at("submit_gpu_job")) == 1) size_count[std::stoi(r.at("submit_gpu_num"))] += 1;
+  std::vector<double> sizes, weights;
+  double sampled = 0, sampled_gpus = 0;
+  for (const auto& [g, c] : size_count) {
+    sizes.push_back(g);
+    weights.push_back(c);
+    sampled += c;
+    sampled_gpus += g * c;
+  }
   const double run_mean = std::stod(venus.at("avg_run_time_gpu")), run_median = std::stod(venus.at("med_run_time_gpu"));
-  constexpr int kEarthGpus = 856;  // Earth in May 2020 (the judge file's total_gpu_num)
-  constexpr int kMaxJob = 512;     // the largest power-of-two job the 856-GPU cluster holds
-  const double size_sigma = fleetsim::pool::power_of_two_size_sigma(size_mean, size_median, kMaxJob);
-  const double run_sigma = fleetsim::pool::lognormal_sigma(run_mean, run_median);
   const double gpu_time = std::stod(venus.at("complete_gpu_time")) + std::stod(venus.at("cancel_gpu_time")) +
                           std::stod(venus.at("fail_gpu_time"));
   const double gpu_s_per_job = gpu_time / std::stod(venus.at("gpu_job_num"));
-  const double size_mean_model = fleetsim::pool::power_of_two_size_mean(size_median, size_sigma, kMaxJob);
+  constexpr int kEarthGpus = 856;        // Earth in May 2020 (the judge file's total_gpu_num)
   constexpr double kMaxRun = 4320009.0;  // s, Helios' longest GPU job (acme_cluster_summary.csv max_run_time_gpu)
-  const double run_median_fit = fleetsim::pool::lognormal_median_for_capped_mean(gpu_s_per_job / size_mean_model, run_sigma, kMaxRun);
-  std::printf("  Venus GPU-time per GPU job %.0f GPU-s (%.2f of the cluster offered); run-time median set to %.0f s\n",
-              gpu_s_per_job, gpu_s_per_job * jobs_per_gpu_day / 86400.0, run_median_fit);
-  std::printf("Helios calibration on Venus: %.4f GPU jobs per GPU-day over %.1f days; daily cycle %.2f (peak %02.0f:00); "
-              "sizes mean %.3f median %.0f -> log2 sigma %.3f; run times mean %.0f s median %.0f s -> sigma %.3f\n",
-              jobs_per_gpu_day, span_days, cycle.peak_to_trough, cycle.peak_hour, size_mean, size_median, size_sigma,
-              run_mean, run_median, run_sigma);
-  const std::vector<std::string> sets = {
-      "pool.gpus=" + std::to_string(kEarthGpus),
-      "pool.training.arrival_rate=" + num(jobs_per_gpu_day * kEarthGpus) + " /d",
-      "pool.training.diurnal_peak_to_trough=" + num(cycle.peak_to_trough),
-      "pool.training.peak_hour=" + num(cycle.peak_hour),
-      "pool.training.size_median_gpus=" + num(size_median),
-      "pool.training.size_sigma_log2=" + num(size_sigma),
-      "pool.training.max_gpus=" + std::to_string(kMaxJob),
-      "pool.training.duration_median=" + num(run_median_fit) + " s",
-      "pool.training.max_duration=" + num(kMaxRun) + " s",
-      "pool.training.duration_sigma=" + num(run_sigma),
-  };
-  const auto s = fleetsim::config::load_scenario(fleetsim::testing::source_dir() + "/scenarios/pool-helios-earth.yaml", sets);
-  const auto r = fleetsim::pool::simulate_pool(s);
-  std::vector<double> sim_series;
-  for (const auto& rep : r.replications) sim_series.insert(sim_series.end(), rep.alloc.begin(), rep.alloc.end());
-  const auto share = r.allocation_share();
+  // Run times conditional on size: median m1 g^beta, one sigma; beta from Venus' GPU-time per
+  // job over its mean run time, m1 and sigma from the run-time median and mean.
+  const auto rt = fleetsim::pool::fit_conditional_run_times(sizes, weights, run_mean, run_median, gpu_s_per_job, kMaxRun);
+  const auto back = fleetsim::pool::conditional_run_time_stats(rt, sizes, weights, kMaxRun);
+  std::printf("Helios calibration on Venus: %.4f GPU jobs per GPU-day over %.1f days; daily cycle %.2f (peak %02.0f:00)\n",
+              jobs_per_gpu_day, span_days, cycle.peak_to_trough, cycle.peak_hour);
+  std::printf("  sizes: %.0f single-submission bins, %zu sizes, mean %.2f GPUs (all Venus GPU jobs: %s)\n", sampled,
+              sizes.size(), sampled_gpus / sampled, venus.at("avg_gpu_num").c_str());
+  std::printf("  run times: median %.0f s x GPUs^%.3f, sigma %.3f -> mean %.0f s (Venus %.0f), median %.0f s (%.0f), "
+              "GPU-s per job %.0f (%.0f): %.2f of the cluster offered\n",
+              rt.median_1gpu_s, rt.beta, rt.sigma, back.mean, run_mean, back.median, run_median, back.gpu_s_per_job,
+              gpu_s_per_job, back.gpu_s_per_job * jobs_per_gpu_day / 86400.0);
+  for (const auto& g : {1.0, 8.0, 32.0, 128.0})
+    std::printf("    median run time of a %3.0f-GPU job: %8.0f s\n", g, rt.median_s(g));
+  // Earth's structure in May 2020 (helios_earth_vc_gpu_number_daily.csv, a configuration fact
+  // like its 856 GPUs, not the judged series): 16 virtual clusters, each a quota its own users'
+  // jobs run in. Each VC is simulated as its own pool with Venus' arrival rate per GPU and the
+  // Venus size classes that fit in it (a VC's users submit no job larger than its quota).
+  std::vector<int> vcs;
+  for (const auto& r : csv(dir + "helios_earth_vc_gpu_number_daily.csv"))
+    if (r.at("date") == "2020-05-01")
+      for (const auto& [k, v] : r)
+        if (k != "date" && k != "total" && std::stoi(v) > 0) vcs.push_back(std::stoi(v));
+  int earth_gpus = 0;
+  for (int v : vcs) earth_gpus += v;
+  REQUIRE(earth_gpus == kEarthGpus);
+  std::vector<double> rep_alloc;      // per replication: allocated GPU-hours / Earth GPU-hours
+  std::vector<double> sim_series;     // Earth-wide allocation every 10 minutes, all replications
+  double offered = 0;
+  for (int vc : vcs) {
+    std::string classes = "[";
+    double w = 0, gw = 0;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      if (sizes[i] > vc) continue;
+      classes += std::string(classes.size() > 1 ? ", " : "") + "{gpus: " + std::to_string(static_cast<int>(sizes[i])) +
+                 ", share: " + num(weights[i]) + ", duration_median: " + num(rt.median_s(sizes[i])) +
+                 " s, duration_sigma: " + num(rt.sigma) + "}";
+      w += weights[i];
+    }
+    classes += "]";
+    std::vector<double> vs, vw;
+    for (size_t i = 0; i < sizes.size(); ++i)
+      if (sizes[i] <= vc) vs.push_back(sizes[i]), vw.push_back(weights[i]);
+    gw = fleetsim::pool::conditional_run_time_stats(rt, vs, vw, kMaxRun).gpu_s_per_job;
+    offered += gw * jobs_per_gpu_day / 86400.0 * vc / kEarthGpus;
+    const std::vector<std::string> sets = {
+        "pool.gpus=" + std::to_string(vc),
+        "pool.training.arrival_rate=" + num(jobs_per_gpu_day * vc) + " /d",
+        "pool.training.diurnal_peak_to_trough=" + num(cycle.peak_to_trough),
+        "pool.training.peak_hour=" + num(cycle.peak_hour),
+        "pool.training.size_classes=" + classes,
+        "pool.training.max_duration=" + num(kMaxRun) + " s",
+    };
+    const auto s = fleetsim::config::load_scenario(fleetsim::testing::source_dir() + "/scenarios/pool-helios-earth.yaml", sets);
+    const auto r = fleetsim::pool::simulate_pool(s);
+    if (rep_alloc.empty()) {
+      rep_alloc.assign(r.replications.size(), 0.0);
+      sim_series.assign(r.replications.size() * r.replications[0].alloc.size(), 0.0);
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < r.replications.size(); ++i) {
+      rep_alloc[i] += r.replications[i].allocation_share * vc / kEarthGpus;
+      for (double a : r.replications[i].alloc) sim_series[k++] += a * vc / kEarthGpus;
+    }
+  }
+  std::printf("  Earth as %zu VCs (%d GPUs): offered GPU-time %.2f of the cluster (jobs larger than a VC not submitted to it)\n",
+              vcs.size(), earth_gpus, offered);
+  const auto share = fleetsim::summarize(rep_alloc);
 
   // --- judge on Earth ---
   std::vector<double> earth;
@@ -128,10 +185,9 @@ TEST_CASE("a workload fitted to Helios Venus gives Helios Earth's allocation wit
   std::printf("  Earth May 2020: allocation mean %.3f, p10 %.3f, p90 %.3f (published: 0.667, 0.530, 0.813)\n", earth_mean, e10, e90);
   std::printf("  simulated:      allocation mean %.3f [p05 %.3f, p95 %.3f over %zu replications], p10 %.3f, p90 %.3f; "
               "error %+.1f points\n",
-              share.mean, share.p05, share.p95, r.replications.size(), s10, s90, 100 * (share.mean - earth_mean));
-  std::printf("  target: within 5 points (%s); regression bound today: 15 points\n",
-              std::abs(share.mean - earth_mean) <= 0.05 ? "met" : "NOT met");
-  CHECK(std::abs(share.mean - earth_mean) <= 0.15);
+              share.mean, share.p05, share.p95, rep_alloc.size(), s10, s90, 100 * (share.mean - earth_mean));
+  std::printf("  target: within 5 points (%s)\n", std::abs(share.mean - earth_mean) <= 0.05 ? "met" : "NOT met");
+  CHECK(std::abs(share.mean - earth_mean) <= 0.05);
   CHECK(s10 <= e90);
   CHECK(e10 <= s90);
 }

@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 
 #include "sim/config/load.hpp"
+#include "sim/config/yaml_source.hpp"
 #include "sim/core/paths.hpp"
 
 namespace fleetsim::config {
@@ -22,11 +24,20 @@ std::string preset_path(const std::string& kind, const std::string& name) {
 
 namespace {
 std::vector<std::string> yaml_names(const std::string& dir) {
+  // Kept with the files when keep_files_in_memory is on (yaml_source.hpp); `dir` is always one of
+  // the catalog's few folders, so the memo stays small.
+  static std::map<std::string, std::vector<std::string>> kept;
+  if (files_kept_in_memory()) {
+    if (auto it = kept.find(dir); it != kept.end()) return it->second;
+  } else {
+    kept.clear();
+  }
   std::vector<std::string> names;
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
   std::sort(names.begin(), names.end());
+  if (files_kept_in_memory()) kept[dir] = names;
   return names;
 }
 }  // namespace

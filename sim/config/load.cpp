@@ -5,6 +5,7 @@
 
 #include "sim/config/catalog.hpp"
 #include "sim/config/resolve.hpp"
+#include "sim/config/scenario_tree.hpp"
 #include "sim/config/scenario_builder.hpp"
 #include "sim/config/yaml_source.hpp"
 #include "sim/core/error.hpp"
@@ -91,29 +92,27 @@ YAML::Node override_tree(const std::string& set) {
   return tree;
 }
 
-}  // namespace
-
-Scenario load_scenario_document(const std::string& path, const YAML::Node* doc, const std::vector<std::string>& sets);
-
-Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& sets) {
-  return load_scenario_document(locate_scenario(scenario), nullptr, sets);
-}
-
-Scenario load_scenario_text(const std::string& text, const std::string& path, const std::vector<std::string>& sets) {
-  YAML::Node doc = parse_yaml_text(text, path);
-  if (!doc.IsMap())
-    throw ConfigError(path, "", "top level is " + kind_of(doc) + "; expected a mapping of keys", line_of(doc));
-  return load_scenario_document(path, &doc, sets);
-}
-
-Scenario load_scenario_document(const std::string& path, const YAML::Node* doc, const std::vector<std::string>& sets) {
+ScenarioTree read_tree(const std::string& path, const YAML::Node* doc) {
   Resolver r;
   std::set<std::string> seen;
   YAML::Node merged = load_chain(r, path, seen, 0, doc);
+  return ScenarioTree{path, merged, r.budget_left()};
+}
+
+}  // namespace
+
+ScenarioTree read_scenario_tree(const std::string& scenario) { return read_tree(locate_scenario(scenario), nullptr); }
+
+Scenario apply_sets(const ScenarioTree& tree, const std::vector<std::string>& sets) {
+  const std::string& path = tree.path;
+  Resolver r(tree.node_budget);
+  // merge() builds a fresh tree, and resolve() and the emitter only read, so `tree` stays as it
+  // was. reset(), not `=`: yaml-cpp's assignment writes through the handle into the shared node.
+  YAML::Node merged = tree.merged;
   for (const auto& set : sets) {
     YAML::Node over = override_tree(set);
     r.check(over, *scenario_schema(), "", "--set " + set);
-    merged = r.merge(merged, over, *scenario_schema());
+    merged.reset(r.merge(merged, over, *scenario_schema()));
   }
   ParamSet params = r.resolve(merged, *scenario_schema(), "", path);
   YAML::Emitter emit;
@@ -125,6 +124,17 @@ Scenario load_scenario_document(const std::string& path, const YAML::Node* doc, 
     // The offending value may have come from the command line: say so.
     throw ConfigError(e.file(), e.key(), e.message() + " (after --set " + join(sets, ", --set ") + ")", e.line());
   }
+}
+
+Scenario load_scenario(const std::string& scenario, const std::vector<std::string>& sets) {
+  return apply_sets(read_scenario_tree(scenario), sets);
+}
+
+Scenario load_scenario_text(const std::string& text, const std::string& path, const std::vector<std::string>& sets) {
+  YAML::Node doc = parse_yaml_text(text, path);
+  if (!doc.IsMap())
+    throw ConfigError(path, "", "top level is " + kind_of(doc) + "; expected a mapping of keys", line_of(doc));
+  return apply_sets(read_tree(path, &doc), sets);
 }
 
 }  // namespace fleetsim::config

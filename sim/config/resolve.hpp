@@ -28,6 +28,8 @@ class Resolver {
   YAML::Node merge(const YAML::Node& base, const YAML::Node& over, const Schema& schema);
   // A bounded deep copy.
   YAML::Node clone(const YAML::Node& node);
+  // Nodes that may still be visited (a later Resolver started with it continues the same bound).
+  size_t budget_left() const { return budget_; }
 
   // Loads a catalog entry: `name` is a preset name in models/<kind>/ or a path to a YAML file
   // (relative to the directory of `referer`). Returns the file path.

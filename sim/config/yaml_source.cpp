@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 #include "sim/core/error.hpp"
@@ -58,9 +59,25 @@ std::string read_bounded(std::ifstream& in) {
   return text;
 }
 
+// keep_files_in_memory: the parsed files, by the path they were asked for.
+bool g_keep_files = false;
+constexpr std::size_t kMaxKeptFiles = 256;
+std::map<std::string, YAML::Node>& kept_files() {
+  static std::map<std::string, YAML::Node> files;
+  return files;
+}
+
 }  // namespace
 
+void keep_files_in_memory(bool on) {
+  g_keep_files = on;
+  if (!on) kept_files().clear();
+}
+
+bool files_kept_in_memory() { return g_keep_files; }
+
 std::string file_problem(const std::string& path) {
+  if (g_keep_files && kept_files().count(path)) return "";
   return fleetsim::file_problem(path, kMaxFileBytes, "a YAML file");
 }
 
@@ -98,6 +115,9 @@ YAML::Node parse_yaml_text(const std::string& raw, const std::string& origin) {
 }
 
 YAML::Node read_yaml_file(const std::string& path, const std::string& referer, const std::string& key) {
+  if (g_keep_files) {
+    if (auto it = kept_files().find(path); it != kept_files().end()) return YAML::Clone(it->second);
+  }
   if (const std::string problem = file_problem(path); !problem.empty()) {
     if (!referer.empty()) throw ConfigError(referer, key, "file '" + path + "' " + problem);
     throw ConfigError(path, "", problem == "does not exist" ? "no such file" : problem);
@@ -111,6 +131,7 @@ YAML::Node read_yaml_file(const std::string& path, const std::string& referer, c
   YAML::Node node = parse_yaml_text(text, path);
   if (!node.IsMap())
     throw ConfigError(path, "", "top level is " + kind_of(node) + "; expected a mapping of keys", line_of(node));
+  if (g_keep_files && kept_files().size() < kMaxKeptFiles) kept_files().emplace(path, YAML::Clone(node));
   return node;
 }
 

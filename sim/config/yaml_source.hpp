@@ -22,6 +22,15 @@ YAML::Node read_yaml_file(const std::string& path, const std::string& referer = 
 // are read as LF.
 YAML::Node parse_yaml_text(const std::string& text, const std::string& origin);
 
+// Opt-in memo of YAML files, for the fuzz harnesses, which resolve the same presets and `extends:`
+// targets millions of times: once on, a file that file_problem found readable and read_yaml_file
+// parsed is kept in memory (at most 256 files), and later calls for that exact path answer from
+// memory without a system call (read_yaml_file hands out a deep copy, so callers may edit it).
+// The catalog's directory listings (catalog.hpp) are kept too. fleetsim itself never turns it
+// on: a long-lived process (sweep, search) must see a file edited between two loads.
+void keep_files_in_memory(bool on);
+bool files_kept_in_memory();
+
 // 1-based line of a node, or 0 when unknown.
 int line_of(const YAML::Node& node);
 

@@ -92,6 +92,13 @@ NodeName=localhost CPUs=$cpus State=UNKNOWN
 PartitionName=test Nodes=localhost Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
 CONF
 export SLURM_CONF="$t/slurm.conf" OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Under scripts/test-sanitize (ASAN_OPTIONS set), srun's PMIx-launched ranks end holding Open MPI's,
+# PMIx's and SimGrid's at-exit state, partly in components unloaded before LeakSanitizer runs, so no
+# suppression can name them (seen in a clean-clone CI run). Leaks in fleetsim's own code inside MPI
+# ranks are checked by the [mpi] tests (tests/mpi/mpi_test.cpp: mpirun, whole stacks, suppressions
+# for the libraries only). This test checks the batch script's launch, requeue and resume: its ranks
+# still run under ASan and UBSan, without the exit-time leak check.
+if [ -n "${ASAN_OPTIONS:-}" ]; then export ASAN_OPTIONS="$ASAN_OPTIONS:detect_leaks=0"; fi
 start=$(date +%s.%N)
 slurmctld -f "$SLURM_CONF" || { logs; skip "slurmctld cannot start here"; }
 slurmd -f "$SLURM_CONF" || { logs; skip "slurmd cannot start here"; }

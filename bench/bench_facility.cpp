@@ -17,17 +17,9 @@ using namespace fleetsim::facility;
 
 int main(int argc, char** argv) {
   const int repeats = argc > 1 ? std::max(1, std::atoi(argv[1])) : 21;
-  FacilityInputs in;
-  in.cluster = test::facility_test_cluster(98304);
-  in.facility = test::facility_test_spec();
+  FacilityInputs in = test::facility_test_inputs(98304);
   in.facility.site.seasonal_amplitude = Kelvin(8);
   in.facility.site.diurnal_amplitude = Kelvin(4);
-  in.mfu = 0.40;
-  in.single_gpu_mfu = 0.50;
-  in.compute_busy_fraction = 0.8;
-  in.wall_clock = units::days(54);
-  in.productive_time = units::days(54) * 0.9;
-  in.tokens = Tokens(1e12);
   std::vector<double> ms;
   std::size_t steps = 0;
   for (int i = 0; i < repeats; ++i) {

@@ -2,6 +2,7 @@
 // out by hand in each test. (Validation tests use the catalog presets instead.)
 #pragma once
 
+#include "sim/facility/facility_model.hpp"
 #include "sim/facility/specs.hpp"
 #include "sim/scenario.hpp"
 
@@ -54,6 +55,20 @@ inline FacilitySpec facility_test_spec() {
   f.gpu_activity_compute = 1.0;
   f.gpu_activity_communication = 0.5;
   return f;
+}
+
+// A 54-day run at MFU 0.40 with round figures: the facility tests' and bench_facility's input.
+inline FacilityInputs facility_test_inputs(int gpus = 16384) {
+  FacilityInputs in;
+  in.cluster = facility_test_cluster(gpus);
+  in.facility = facility_test_spec();
+  in.mfu = 0.40;
+  in.single_gpu_mfu = 0.50;
+  in.compute_busy_fraction = 0.8;
+  in.wall_clock = units::days(54);
+  in.productive_time = units::days(54) * 0.9;
+  in.tokens = Tokens(1e12);
+  return in;
 }
 
 }  // namespace fleetsim::test

@@ -13,18 +13,7 @@ using namespace fleetsim;
 using namespace fleetsim::facility;
 
 namespace {
-FacilityInputs test_inputs(int gpus = 16384) {
-  FacilityInputs in;
-  in.cluster = test::facility_test_cluster(gpus);
-  in.facility = test::facility_test_spec();
-  in.mfu = 0.40;
-  in.single_gpu_mfu = 0.50;
-  in.compute_busy_fraction = 0.8;
-  in.wall_clock = units::days(54);
-  in.productive_time = units::days(54) * 0.9;
-  in.tokens = Tokens(1e12);
-  return in;
-}
+FacilityInputs test_inputs(int gpus = 16384) { return test::facility_test_inputs(gpus); }
 }  // namespace
 
 TEST_CASE("the waterfall's losses and useful remainder add up to the total", "[unit]") {

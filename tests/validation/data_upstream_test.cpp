@@ -1,9 +1,11 @@
-// The project carries its published data in data/validation/, a copy of the upstream folder
-// ../shared/validation that the developers keep beside the checkout. Where that folder is present,
-// every carried file must equal its upstream version byte for byte, so an upstream correction is
-// noticed; where it is absent (a user's clone) there is nothing to compare and the test says so.
+// The project carries its published data in data/validation/, a copy of the developers' upstream
+// folder of published data. Where FLEETSIM_UPSTREAM_VALIDATION names that folder, every carried
+// file must equal its upstream version byte for byte, so an upstream correction is noticed; where
+// it is unset (a user's clone) there is nothing to compare and the test says so. The checkout
+// itself never reads outside its tree.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -19,14 +21,16 @@ std::string bytes(const fs::path& p) {
 }
 }  // namespace
 
-TEST_CASE("data/validation equals the upstream ../shared/validation byte for byte where it is present", "[data]") {
+TEST_CASE("data/validation equals the upstream folder in FLEETSIM_UPSTREAM_VALIDATION byte for byte", "[data]") {
   const fs::path carried = fs::path(fleetsim::testing::source_dir()) / "data" / "validation";
-  const fs::path upstream = fs::path(fleetsim::testing::source_dir()) / ".." / "shared" / "validation";
   REQUIRE(fs::is_directory(carried));
-  if (!fs::is_directory(upstream)) {
-    WARN("no ../shared/validation beside the checkout: nothing to compare (skipped)");
+  const char* env = std::getenv("FLEETSIM_UPSTREAM_VALIDATION");
+  if (env == nullptr || *env == '\0') {
+    WARN("FLEETSIM_UPSTREAM_VALIDATION is not set: no upstream folder to compare with (skipped)");
     return;
   }
+  const fs::path upstream = env;
+  REQUIRE(fs::is_directory(upstream));
   int compared = 0;
   for (const auto& e : fs::recursive_directory_iterator(carried)) {
     if (!e.is_regular_file()) continue;

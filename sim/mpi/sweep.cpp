@@ -6,6 +6,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <algorithm>
 #include <condition_variable>
 #include <cstdio>
 #include <cstring>
@@ -28,15 +29,20 @@ namespace {
 
 constexpr int kTagRequest = 151;  // worker -> 0: the result of a finished point (or none) + "next, please"
 constexpr int kTagAssign = 152;   // 0 -> worker: a point index, or -1 to close the slot
-// Idle ranks poll with a sleep that doubles from 50 us to a cap and restarts at 50 us after any
-// message: a reply expected soon arrives within ~0.1 ms. A worker waiting on a long point caps at
-// 5 ms (and is woken at once when its point finishes); the dispatcher caps at 1 ms, as each of
-// its wake-ups may hold a rank waiting for its next point (1,000 wake-ups a second of an Iprobe
-// each cost well under 1% of a core).
+// A rank waiting for a message polls with a sleep that doubles from 50 us to a cap and restarts at
+// 50 us after any message (Open MPI's blocking receive would spin a core that the point processes
+// need when ranks share cores). A worker polls only while it waits for a reply to a request it
+// sent; while its points run it sleeps on a condition variable that a finishing point signals.
+// The dispatcher cannot know when the next request comes, so its cap trades two losses (see
+// DispatcherCap): a request waits cap/2 on average, and each idle poll costs CPU.
 class Backoff {
  public:
   explicit Backoff(std::chrono::microseconds max) : max_(max) {}
   void reset() { wait_ = kMin; }
+  void set_max(std::chrono::microseconds max) {
+    max_ = std::max(kMin, max);
+    wait_ = std::min(wait_, max_);
+  }
   void sleep() {
     std::this_thread::sleep_for(wait_);
     grow();
@@ -161,6 +167,41 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+// The dispatcher's sleep cap. A request that arrives while the dispatcher sleeps at the cap waits
+// cap/2 on average, so a worker loses the fraction cap / (2 T) of its time, T the mean wall time
+// of a point; an idle poll (MPI_Iprobe, which runs Open MPI's progress engine, plus the sleep's
+// wake-up) costs c seconds of CPU, so polling at the cap takes the fraction c / cap of a core
+// that the points share. The sum is smallest at cap = sqrt(2 c T), where it is sqrt(2 c / T):
+// for c = 40 us and T = 0.4 s, a cap of 5.7 ms and 1.4% in all. A fixed 1 ms cap cost 4% of a
+// core on the 2-core development machine (measured: the polling main threads of two ranks at
+// 8% and 4% CPU). c and T are measured as the sweep goes; the cap stays within [1 ms, 50 ms]
+// and is 1 ms until the first point has finished.
+class DispatcherCap {
+ public:
+  void point_finished(double seconds) {
+    ++points_;
+    point_seconds_ += seconds;
+  }
+  void idle_poll(double cpu_seconds) {
+    ++polls_;
+    poll_cpu_ += cpu_seconds;
+  }
+  std::chrono::microseconds cap() const {
+    if (points_ == 0 || polls_ == 0) return kFloor;
+    const double t = point_seconds_ / static_cast<double>(points_);
+    const double c = poll_cpu_ / static_cast<double>(polls_);
+    const auto us = std::chrono::microseconds(static_cast<long long>(1e6 * std::sqrt(2.0 * c * t)));
+    return std::clamp(us, kFloor, kCeiling);
+  }
+  long long polls() const { return polls_; }
+  double poll_cpu() const { return poll_cpu_; }
+
+ private:
+  static constexpr std::chrono::microseconds kFloor{1000}, kCeiling{50000};
+  long long points_ = 0, polls_ = 0;
+  double point_seconds_ = 0, poll_cpu_ = 0;
+};
+
 // What one message from another rank costs rank 0's main thread, from its receipt to the reply
 // sent (recording the finished point, its log line, the index when due, the next assignment):
 // the dispatcher's capacity is one over it. Wall and CPU time, as the machine may be shared.
@@ -201,12 +242,15 @@ sweep::PointExecutor sweep_dispatcher(int jobs) {
     const long long slots = static_cast<long long>(w.size - 1) * std::max(1, jobs);
     long long closed = 0;
     std::vector<char> buf;
-    Backoff backoff(std::chrono::milliseconds(1));
+    DispatcherCap cap;
+    Backoff backoff(cap.cap());
     DispatchCost cost;
     while (closed < slots) {
       int from = 0;
+      const double poll0 = thread_cpu_seconds();
       if (!try_receive(kTagRequest, MPI_ANY_SOURCE, buf, from)) {
         backoff.sleep();
+        cap.idle_poll(thread_cpu_seconds() - poll0);
         continue;
       }
       const auto wall0 = std::chrono::steady_clock::now();
@@ -214,6 +258,8 @@ sweep::PointExecutor sweep_dispatcher(int jobs) {
       backoff.reset();
       const Request req = unpack(buf);
       if (req.point >= 0) {
+        cap.point_finished(req.seconds);
+        backoff.set_max(cap.cap());
         sweep::PointOutcome outcome;
         outcome.ok = req.ok != 0;
         outcome.error = req.error;
@@ -233,6 +279,10 @@ sweep::PointExecutor sweep_dispatcher(int jobs) {
     }
     for (auto& t : local) t.join();
     cost.print();
+    if (cost.points > 0 && cap.polls() > 0)
+      std::fprintf(stderr, "sweep: dispatcher (rank 0): %lld idle polls, %.0f us CPU each; sleep cap %.1f ms\n",
+                   cap.polls(), 1e6 * cap.poll_cpu() / static_cast<double>(cap.polls()),
+                   1e-3 * static_cast<double>(cap.cap().count()));
   };
 }
 
@@ -242,18 +292,22 @@ int sweep_worker(const std::vector<sweep::Point>& points, const sweep::PointRunn
   std::mutex m;
   std::condition_variable finished_cv;  // wakes the main thread as soon as a point finishes
   std::deque<Request> finished;  // filled by point threads, sent by the main thread (MPI_THREAD_FUNNELED)
-  Backoff backoff(std::chrono::milliseconds(5));
+  Backoff backoff(std::chrono::milliseconds(1));  // only while a reply is due (the dispatcher answers within its cap)
+  int awaiting = 0;  // requests sent whose assignment has not arrived: only then is there MPI to poll
   std::vector<std::pair<long long, std::thread>> running;  // joined once their result is sent
   const auto hello = pack(Request{});
-  for (int j = 0; j < jobs; ++j)
+  for (int j = 0; j < jobs; ++j) {
     MPI_Send(hello.data(), static_cast<int>(hello.size()), MPI_CHAR, 0, kTagRequest, MPI_COMM_WORLD);
+    ++awaiting;
+  }
   int open = jobs, ran = 0;
   std::vector<char> buf;
   while (open > 0) {
     bool idle = true;
     int from = 0;
-    if (try_receive(kTagAssign, 0, buf, from)) {
+    if (awaiting > 0 && try_receive(kTagAssign, 0, buf, from)) {
       idle = false;
+      --awaiting;
       long long i = -1;
       std::memcpy(&i, buf.data(), sizeof i);
       if (i < 0 || static_cast<size_t>(i) >= points.size()) {
@@ -291,6 +345,7 @@ int sweep_worker(const std::vector<sweep::Point>& points, const sweep::PointRunn
       idle = false;
       const auto b = pack(req);
       MPI_Send(b.data(), static_cast<int>(b.size()), MPI_CHAR, 0, kTagRequest, MPI_COMM_WORLD);
+      ++awaiting;
       for (auto it = running.begin(); it != running.end(); ++it)
         if (it->first == req.point) {
           it->second.join();
@@ -298,7 +353,10 @@ int sweep_worker(const std::vector<sweep::Point>& points, const sweep::PointRunn
           break;
         }
     }
-    if (idle) {
+    if (idle && awaiting == 0) {  // every slot runs a point: nothing can arrive before one finishes
+      std::unique_lock lock(m);
+      finished_cv.wait(lock, [&] { return !finished.empty(); });
+    } else if (idle) {  // a reply is due within the dispatcher's sleep cap
       std::unique_lock lock(m);
       finished_cv.wait_for(lock, backoff.wait_for(), [&] { return !finished.empty(); });
       backoff.grow();

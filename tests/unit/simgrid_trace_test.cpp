@@ -4,10 +4,7 @@
 // to the tier's iteration time, and the same bytes on every run.
 #include <catch2/catch.hpp>
 
-#include <unistd.h>
-
 #include <algorithm>
-#include <filesystem>
 #include <map>
 #include <string>
 
@@ -18,42 +15,22 @@
 #include "sim/step/trace.hpp"
 #include "tests/unit/simgrid_fixtures.hpp"
 #include "tests/unit/test_fixtures.hpp"
-#include "tests/unit/trace_reader.hpp"
+#include "tests/unit/iteration_trace_io.hpp"
 
 using namespace fleetsim;
-namespace fs = std::filesystem;
 
 namespace {
 
 std::string trace_text(const ClusterSpec& c, const WorkloadSpec& w, const SimgridOptions& o,
                        step::IterationTimeline& tl) {
   tl = simgrid_iteration_timeline(c, w, o);
-  Scenario s;
-  s.file = "test";
-  s.description = "simgrid trace test";
-  s.cluster = c;
-  s.workload = w;
-  TraceWriter writer;
-  step::add_iteration_trace(tl, s, writer);
-  return writer.str();
+  return testing::iteration_trace_json(tl, c, w);
 }
 
 testing::ReadTrace write_and_read(const ClusterSpec& c, const WorkloadSpec& w, const SimgridOptions& o,
                                   step::IterationTimeline& tl) {
   tl = simgrid_iteration_timeline(c, w, o);
-  Scenario s;
-  s.file = "test";
-  s.description = "simgrid trace test";
-  s.cluster = c;
-  s.workload = w;
-  TraceWriter writer;
-  step::add_iteration_trace(tl, s, writer);
-  // One file per process: CTest runs the test cases of this file in parallel processes.
-  const fs::path path = fs::temp_directory_path() / ("fleetsim_simgrid_trace_test." + std::to_string(getpid()) + ".json");
-  writer.write(path.string());
-  testing::ReadTrace t = testing::read_trace(path.string());
-  fs::remove(path);
-  return t;
+  return testing::write_and_read_iteration_trace(tl, c, w, "fleetsim_simgrid_trace_test");
 }
 
 // 1F1B (or interleaved) over 4 nodes' worth of stages, TP 8 inside a node, DP across nodes, a

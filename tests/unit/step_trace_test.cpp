@@ -17,7 +17,7 @@
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/trace.hpp"
 #include "tests/unit/test_fixtures.hpp"
-#include "tests/unit/trace_reader.hpp"
+#include "tests/unit/iteration_trace_io.hpp"
 
 using namespace fleetsim;
 namespace fs = std::filesystem;
@@ -27,18 +27,7 @@ namespace {
 // Writes the analytical tier's trace and reads it back.
 testing::ReadTrace write_and_read(const ClusterSpec& c, const WorkloadSpec& w, step::IterationTimeline& tl) {
   tl = step::iteration_timeline(c, w);
-  Scenario s;
-  s.file = "test";
-  s.description = "trace test";
-  s.cluster = c;
-  s.workload = w;
-  TraceWriter writer;
-  step::add_iteration_trace(tl, s, writer);
-  // One file per process: CTest runs the test cases of this file in parallel processes.
-  const fs::path path = fs::temp_directory_path() / ("fleetsim_step_trace_test." + std::to_string(getpid()) + ".json");
-  writer.write(path.string());
-  testing::ReadTrace p = testing::read_trace(path.string());
-  fs::remove(path);
+  testing::ReadTrace p = testing::write_and_read_iteration_trace(tl, c, w, "fleetsim_step_trace_test");
   REQUIRE(p.root["otherData"]["tracks"].as<std::string>().find("representative") != std::string::npos);
   CHECK(p.root["otherData"]["tier"].as<std::string>() == "analytical");
   for (const auto& e : p.events) REQUIRE(e.pid == 1);  // no link tracks on the analytical tier

@@ -37,16 +37,6 @@ std::string moe_preset(const std::string& label) {
   return "";
 }
 
-// The recipe of a precision label (as validation.cpp's nemo_recipe; the 25.09 alternate
-// granularity rows are not modelled).
-std::string moe_recipe(const std::string& label, const std::string& release) {
-  if (label == "MXFP8" || label == "FP8-MX") return "mxfp8";
-  if (label == "FP8-CS") return "current";
-  if (label == "FP8" || label == "FP8 (scaling recipe not labelled in table)")
-    return (release.rfind("24.", 0) == 0 || release.rfind("25.02", 0) == 0) ? "delayed" : "current";
-  return "";
-}
-
 // Layers per model chunk (p v entries) as Megatron-Bridge lays DeepSeek-V3 out
 // (recipes/deepseek/deepseek_v3.py, set_deepseek_v3_pipeline_model_parallel_layout: the
 // embedding with 4 decoder layers first, 4 per chunk, the last chunk 1 layer with the MTP module
@@ -94,39 +84,15 @@ std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std:
     const std::string& v = t.at(i, col);
     return v.empty() || v == "n/a" ? fallback : t.integer(i, col);
   };
-  struct Pick { size_t row; std::string key, preset, recipe; };
-  std::vector<Pick> picks;
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    if (cell(i, "system") != system) continue;
-    if (cell(i, "model_family").find("MoE") == std::string::npos) continue;
-    const std::string label = cell(i, "model"), release = cell(i, "release");
-    const std::string what = release + " " + label + " " + cell(i, "num_gpus") + " GPUs " + cell(i, "precision");
-    const std::string preset = moe_preset(label);
-    if (preset.empty()) {
-      if (skipped) skipped->push_back(what + ": no catalog preset (or the row's GBS/MBS cells are inconsistent)");
-      continue;
-    }
-    const std::string recipe = moe_recipe(cell(i, "precision"), release);
-    if (recipe.empty() || cell(i, "tokens_per_sec_per_gpu").empty()) {
-      if (skipped) skipped->push_back(what + ": precision/recipe not modelled or no throughput");
-      continue;
-    }
-    const std::string key = preset + "|" + recipe + "|" + cell(i, "num_gpus") + "|" + cell(i, "gbs") + "|" +
-                            cell(i, "mbs") + "|" + cell(i, "tp") + "|" + cell(i, "pp") + "|" +
-                            std::to_string(int_or(i, "vp", 1)) + "|" + cell(i, "ep");
-    bool replaced = false;
-    for (auto& p : picks)
-      if (p.key == key) {
-        replaced = true;
-        if (release > cell(p.row, "release")) {
-          if (skipped) skipped->push_back(cell(p.row, "release") + " " + cell(p.row, "model") + ": same configuration published again in " + release + " (newest kept)");
-          p.row = i;
-        } else if (skipped) {
-          skipped->push_back(what + ": same configuration published again in " + cell(p.row, "release") + " (newest kept)");
-        }
-      }
-    if (!replaced) picks.push_back({i, key, preset, recipe});
-  }
+  // The MoE rows of the table; Mixtral 8x22B and Qwen3 have no preset (see the header).
+  const auto picks = pick_nemo_rows(
+      t, system,
+      [&](size_t i) -> std::optional<std::string> {
+        if (cell(i, "model_family").find("MoE") == std::string::npos) return std::nullopt;
+        return moe_preset(cell(i, "model"));
+      },
+      "no catalog preset (or the row's GBS/MBS cells are inconsistent)",
+      {{"num_gpus"}, {"gbs"}, {"mbs"}, {"tp"}, {"pp"}, {"vp", "1"}, {"ep"}}, skipped);
   std::vector<StepCase> out;
   for (const auto& p : picks) {
     const size_t i = p.row;

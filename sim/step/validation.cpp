@@ -14,6 +14,7 @@
 #include "sim/step/flops.hpp"
 #include "sim/step/gemm_efficiency.hpp"
 #include "sim/step/stage_costs.hpp"
+#include "sim/step/validation_moe.hpp"
 
 namespace fleetsim::step {
 namespace {
@@ -501,6 +502,9 @@ std::vector<ValidationCase> step_validation_cases() {
     for (auto& c : judged) c.source += " (judged rows)";
     run_table(judged, 0.10);
   }
+  // Mixture of experts (validation_moe.hpp): DeepSeek-V3's GPU-hours and the NeMo MoE rows.
+  const auto moe = step::moe_validation_cases();
+  out.insert(out.end(), moe.begin(), moe.end());
   return out;
 }
 

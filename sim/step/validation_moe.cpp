@@ -1,10 +1,13 @@
 #include "sim/step/validation_moe.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
+#include "sim/pipeline/run_pipeline.hpp"
 
 namespace fleetsim::step {
 namespace {
@@ -75,6 +78,61 @@ std::vector<GpuHourCase> deepseek_v3_gpu_hour_cases() {
 double predicted_gpu_hours(const Scenario& s, const StepResult& r, double tokens) {
   const double iterations = std::ceil(tokens / r.tokens_per_iteration.si());
   return iterations * r.iteration_time.si() * s.cluster.gpus / 3600.0;
+}
+
+DeepSeekV3Run deepseek_v3_run() {
+  DeepSeekV3Run out;
+  out.scenario = config::load_scenario("deepseek-v3-2048-h800");
+  PipelineOptions o;
+  o.threads = 1;  // deterministic at any thread count; one replication takes milliseconds
+  const PipelineResult r = run_pipeline(out.scenario, o);
+  out.step = r.step;
+  for (const auto& rep : r.run.replications) {
+    out.ettr += rep.ettr;
+    out.wall_clock_days += rep.wall_clock_days;
+  }
+  const double n = static_cast<double>(std::max<size_t>(1, r.run.replications.size()));
+  out.ettr /= n;
+  out.wall_clock_days /= n;
+  return out;
+}
+
+double predicted_run_gpu_hours(const DeepSeekV3Run& run, double tokens) {
+  return predicted_gpu_hours(run.scenario, run.step, tokens) / run.ettr;
+}
+
+std::vector<ValidationCase> moe_validation_cases() {
+  std::vector<ValidationCase> out;
+  auto add = [&](const std::string& source, const std::string& name, double published, double predicted,
+                 double tolerance) {
+    ValidationCase v;
+    v.source = source;
+    v.case_name = name;
+    v.metric = "H800 GPU-hours";
+    v.published = published;
+    v.predicted = predicted;
+    v.error = (predicted - published) / published;
+    v.tolerance = tolerance;
+    v.pass = std::fabs(v.error) <= tolerance;
+    out.push_back(v);
+  };
+  const DeepSeekV3Run run = deepseek_v3_run();
+  const std::string src = "DeepSeek-V3 pre-training, 2,048 H800 (arXiv:2412.19437 §1)";
+  for (const auto& c : deepseek_v3_gpu_hour_cases()) {
+    char what[96];
+    std::snprintf(what, sizeof what, "%gT tokens, run-level (ETTR %.3f)", c.tokens / 1e12, run.ettr);
+    add(src, what, c.published_gpu_hours, predicted_run_gpu_hours(run, c.tokens), 0.10);
+    std::snprintf(what, sizeof what, "%gT tokens, step only (no failures)", c.tokens / 1e12);
+    add(src, what, c.published_gpu_hours,
+        predicted_gpu_hours(run.scenario, run.step, c.tokens), 0.10);
+  }
+  for (const char* system : {"DGX-H100", "DGX-B200"}) {
+    std::vector<ValidationCase> rows;
+    for (const auto& c : nemo_moe_cases(system)) rows.push_back(compare(c));
+    out.insert(out.end(), rows.begin(), rows.end());
+    if (!rows.empty()) out.push_back(mean_absolute(rows, rows.front().source, 0.15));
+  }
+  return out;
 }
 
 std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std::string>* skipped) {

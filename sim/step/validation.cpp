@@ -292,6 +292,11 @@ bool newer_release(const std::string& a, const std::string& b) { return a > b; }
 
 }  // namespace
 
+int nemo_int_or(const CsvTable& t, size_t row, const char* col, int fallback) {
+  const std::string& v = t.at(row, col);
+  return v.empty() || v == "n/a" ? fallback : t.integer(row, col);
+}
+
 std::vector<NemoRow> pick_nemo_rows(const CsvTable& t, const std::string& system,
                                     const std::function<std::optional<std::string>(size_t row)>& preset_of,
                                     const std::string& no_preset, const std::vector<NemoKeyColumn>& key,
@@ -346,10 +351,7 @@ std::vector<NemoRow> pick_nemo_rows(const CsvTable& t, const std::string& system
 std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::string>* skipped) {
   const CsvTable t = read_csv(validation_dir() + "/nemo_perf_summary.csv");
   auto cell = [&](size_t i, const char* col) { return t.at(i, col); };
-  auto int_or = [&](size_t i, const char* col, int fallback) {
-    const std::string& v = t.at(i, col);
-    return v.empty() || v == "n/a" ? fallback : t.integer(i, col);
-  };
+  auto int_or = [&](size_t i, const char* col, int fallback) { return nemo_int_or(t, i, col, fallback); };
   const auto picks = pick_nemo_rows(
       t, system, [&](size_t i) -> std::optional<std::string> { return nemo_model_preset(cell(i, "model")); },
       "architecture not in the catalog (MoE or not modelled)",

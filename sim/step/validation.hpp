@@ -62,6 +62,8 @@ std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::str
 constexpr int kNemoCalibrationMaxGpus = 16;
 
 // Row picking shared by the dense (nemo_cases) and the MoE (validation_moe.hpp) NeMo tables.
+// An integer cell of nemo_perf_summary.csv, `fallback` when it is empty or "n/a".
+[[nodiscard]] int nemo_int_or(const CsvTable& table, size_t row, const char* col, int fallback);
 // A picked row with its catalog workload and Transformer Engine recipe.
 struct NemoRow {
   size_t row = 0;

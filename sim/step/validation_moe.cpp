@@ -138,10 +138,7 @@ std::vector<ValidationCase> moe_validation_cases() {
 std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std::string>* skipped) {
   const CsvTable t = read_csv(validation_dir() + "/nemo_perf_summary.csv");
   auto cell = [&](size_t i, const char* col) { return t.at(i, col); };
-  auto int_or = [&](size_t i, const char* col, int fallback) {
-    const std::string& v = t.at(i, col);
-    return v.empty() || v == "n/a" ? fallback : t.integer(i, col);
-  };
+  auto int_or = [&](size_t i, const char* col, int fallback) { return nemo_int_or(t, i, col, fallback); };
   // The MoE rows of the table; Mixtral 8x22B and Qwen3 have no preset (see the header).
   const auto picks = pick_nemo_rows(
       t, system,

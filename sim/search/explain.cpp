@@ -52,6 +52,21 @@ double ideal_bubble(const Candidate& c, int m) {
   return m > 0 ? static_cast<double>(c.pp - 1) / (static_cast<double>(c.vpp) * m) : 0.0;
 }
 
+// Why the pipeline bubble moved. 1F1B / interleaved: the ideal (p - 1) / (v m) share. DualPipe
+// (arXiv:2412.19437 Table 2, sim/step/dualpipe.hpp): (PP/2 - 1) slots of F&B + B - 3W next to
+// the M overlapped forward-and-backward pairs of each rank.
+std::string bubble_why(const Candidate& ca, int ma, const Candidate& cb, int mb, bool dualpipe) {
+  const std::string layouts = " (PP " + std::to_string(ca.pp) + ", VPP " + std::to_string(ca.vpp) + ", " +
+                              std::to_string(ma) + " microbatches per replica -> PP " + std::to_string(cb.pp) +
+                              ", VPP " + std::to_string(cb.vpp) + ", " + std::to_string(mb);
+  if (!dualpipe)
+    return layouts + "; ideal (p-1)/(v m) of the work: " + arrow(pct(ideal_bubble(ca, ma)), pct(ideal_bubble(cb, mb))) +
+           ")";
+  auto slots = [](const Candidate& c) { return std::to_string(std::max(0, c.pp / 2 - 1)); };
+  return layouts + "; DualPipe bubble (PP/2 - 1)(F&B + B - 3W): " + arrow(slots(ca), slots(cb)) +
+         " such slots next to " + arrow(std::to_string(ma), std::to_string(mb)) + " overlapped F&B pairs per rank)";
+}
+
 // Time spent recomputing: the share of math the hardware FLOPs add over the model FLOPs.
 double recompute_time(const StepResult& r) {
   if (r.hfu <= 0) return 0;
@@ -71,7 +86,7 @@ struct Part {
 };
 
 // The parts of the iteration that moved from `a` (the reference) to `b`, largest first.
-std::vector<Part> moved_parts(const Evaluated& a, const Evaluated& b) {
+std::vector<Part> moved_parts(const Evaluated& a, const Evaluated& b, bool dualpipe) {
   const auto &x = a.step.breakdown, &y = b.step.breakdown;
   const Candidate &ca = a.layout, &cb = b.layout;
   std::vector<Part> parts;
@@ -79,13 +94,8 @@ std::vector<Part> moved_parts(const Evaluated& a, const Evaluated& b) {
     parts.push_back({to.si() - from.si(), text + " " + arrow(secs(from.si()), secs(to.si())) + " s"});
   };
   {
-    const int ma = microbatches(a.step), mb = microbatches(b.step);
-    std::string why = " (PP " + std::to_string(ca.pp) + ", VPP " + std::to_string(ca.vpp) + ", " + std::to_string(ma) +
-                      " microbatches per replica -> PP " + std::to_string(cb.pp) + ", VPP " + std::to_string(cb.vpp) +
-                      ", " + std::to_string(mb) + "; ideal (p-1)/(v m) of the work: " +
-                      arrow(pct(ideal_bubble(ca, ma)), pct(ideal_bubble(cb, mb))) + ")";
     add(x.bubble, y.bubble, "pipeline bubble");
-    parts.back().text += why;
+    parts.back().text += bubble_why(ca, microbatches(a.step), cb, microbatches(b.step), dualpipe);
   }
   add(x.tp_comm, y.tp_comm, "tensor-parallel communication");
   {
@@ -138,11 +148,11 @@ std::vector<Part> moved_parts(const Evaluated& a, const Evaluated& b) {
   return parts;
 }
 
-std::string parts_sentence(const Evaluated& a, const Evaluated& b) {
+std::string parts_sentence(const Evaluated& a, const Evaluated& b, bool dualpipe) {
   const double floor = 0.005 * a.step.iteration_time.si();
   std::string s;
   int n = 0;
-  for (const auto& p : moved_parts(a, b)) {
+  for (const auto& p : moved_parts(a, b, dualpipe)) {
     if (std::abs(p.delta) < floor || n == 4) break;
     s += (n++ ? "; " : "") + p.text;
   }
@@ -242,7 +252,7 @@ std::string explain_analytical(const SearchResult& r) {
       const Evaluated& next = r.top[1];
       const double slower = next.step.iteration_time / pick.step.iteration_time - 1.0;
       s += " The runner-up changes " + layout_changes(own.layout, next.layout) + " and is " + pct(slower) +
-           " slower: " + parts_sentence(pick, next) + ".";
+           " slower: " + parts_sentence(pick, next, r.dualpipe) + ".";
     }
     return s;
   }
@@ -251,7 +261,7 @@ std::string explain_analytical(const SearchResult& r) {
                   " faster than the scenario's layout (" + counted + "): " +
                   arrow(secs(own.step.iteration_time.si()), secs(pick.step.iteration_time.si())) +
                   " s per iteration, MFU " + arrow(pct(own.step.mfu), pct(pick.step.mfu)) + ". Where the time goes: " +
-                  parts_sentence(own, pick) + ". " + memory_sentence(own, pick, r.usable_memory, true) + ".";
+                  parts_sentence(own, pick, r.dualpipe) + ". " + memory_sentence(own, pick, r.usable_memory, true) + ".";
   return s;
 }
 

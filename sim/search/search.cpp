@@ -341,6 +341,7 @@ SearchResult run_search(const Scenario& s, const SearchOptions& opt) {
   res.threads = opt.threads > 0 ? opt.threads : std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   res.usable_memory = usable_memory(s.cluster.gpu);
   res.space = space;
+  res.dualpipe = s.workload.parallel.pipeline_schedule == PipelineScheduleKind::DualPipe;
 
   // Phase 1: divisibility and memory of every group, in parallel, kept in group order.
   const std::vector<Group> groups = enumerate_groups(space, s.cluster.gpus);

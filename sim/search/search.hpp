@@ -64,6 +64,7 @@ struct SearchResult {
   std::vector<Evaluated> top;           // best first (by the SimGrid time once verified)
   bool verified_on_simgrid = false;
   std::string explanation;
+  bool dualpipe = false;                // the scenario's schedule is DualPipe (the explanation's bubble)
   Bytes usable_memory;
   Space space;                          // what was searched
   // Host figures (not part of the deterministic output).

@@ -14,6 +14,7 @@
 #include "sim/step/flops.hpp"
 #include "sim/step/gemm_efficiency.hpp"
 #include "sim/step/stage_costs.hpp"
+#include "sim/step/validation_moe.hpp"
 
 namespace fleetsim::step {
 namespace {
@@ -291,50 +292,70 @@ bool newer_release(const std::string& a, const std::string& b) { return a > b; }
 
 }  // namespace
 
-std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::string>* skipped) {
-  const CsvTable t = read_csv(validation_dir() + "/nemo_perf_summary.csv");
-  struct Pick { size_t row; std::string key, preset, recipe; };
+int nemo_int_or(const CsvTable& t, size_t row, const char* col, int fallback) {
+  const std::string& v = t.at(row, col);
+  return v.empty() || v == "n/a" ? fallback : t.integer(row, col);
+}
+
+std::vector<NemoRow> pick_nemo_rows(const CsvTable& t, const std::string& system,
+                                    const std::function<std::optional<std::string>(size_t row)>& preset_of,
+                                    const std::string& no_preset, const std::vector<NemoKeyColumn>& key,
+                                    std::vector<std::string>* skipped) {
+  struct Pick { NemoRow pick; std::string key; };
   std::vector<Pick> picks;
   auto cell = [&](size_t i, const char* col) { return t.at(i, col); };
-  auto int_or = [&](size_t i, const char* col, int fallback) {
-    const std::string& v = t.at(i, col);
-    return v.empty() || v == "n/a" ? fallback : t.integer(i, col);
-  };
+  auto note = [&](const std::string& line) { if (skipped) skipped->push_back(line); };
   for (size_t i = 0; i < t.rows.size(); ++i) {
     if (cell(i, "system") != system) continue;
+    const std::optional<std::string> preset = preset_of(i);
+    if (!preset) continue;
     const std::string label = cell(i, "model"), release = cell(i, "release");
     const std::string what = release + " " + label + " " + cell(i, "num_gpus") + " GPUs " + cell(i, "precision");
     if (cell(i, "doc_revision") == "superseded") {
-      if (skipped) skipped->push_back(what + ": superseded revision of 24.07 (the final text is used)");
+      note(what + ": superseded revision of 24.07 (the final text is used)");
       continue;
     }
-    const std::string preset = nemo_model_preset(label);
-    if (preset.empty()) {
-      if (skipped) skipped->push_back(what + ": architecture not in the catalog (MoE or not modelled)");
+    if (preset->empty()) {
+      note(what + ": " + no_preset);
       continue;
     }
     const std::string recipe = nemo_recipe(cell(i, "precision"), release);
     if (recipe.empty() || cell(i, "tokens_per_sec_per_gpu").empty()) {
-      if (skipped) skipped->push_back(what + ": precision/recipe not modelled or no throughput");
+      note(what + ": precision/recipe not modelled or no throughput");
       continue;
     }
-    const std::string key = preset + "|" + recipe + "|" + cell(i, "num_gpus") + "|" + cell(i, "gbs") + "|" +
-                            cell(i, "mbs") + "|" + cell(i, "seq_length") + "|" + cell(i, "tp") + "|" +
-                            cell(i, "pp") + "|" + cell(i, "cp") + "|" + std::to_string(int_or(i, "vp", 1)) + "|" +
-                            std::to_string(int_or(i, "fsdp", 0));
+    std::string k = *preset + "|" + recipe;
+    for (const auto& col : key) {
+      const std::string& v = cell(i, col.name);
+      k += "|" + (v.empty() || v == "n/a" ? std::string(col.missing) : v);
+    }
     bool replaced = false;
     for (auto& p : picks)
-      if (p.key == key) {
+      if (p.key == k) {
         replaced = true;
-        if (newer_release(release, cell(p.row, "release"))) {
-          if (skipped) skipped->push_back(cell(p.row, "release") + " " + cell(p.row, "model") + ": same configuration published again in " + release + " (newest kept)");
-          p.row = i;
-        } else if (skipped) {
-          skipped->push_back(what + ": same configuration published again in " + cell(p.row, "release") + " (newest kept)");
+        const size_t kept = p.pick.row;
+        if (newer_release(release, cell(kept, "release"))) {
+          note(cell(kept, "release") + " " + cell(kept, "model") + ": same configuration published again in " + release + " (newest kept)");
+          p.pick.row = i;
+        } else {
+          note(what + ": same configuration published again in " + cell(kept, "release") + " (newest kept)");
         }
       }
-    if (!replaced) picks.push_back({i, key, preset, recipe});
+    if (!replaced) picks.push_back({{i, *preset, recipe}, k});
   }
+  std::vector<NemoRow> out;
+  for (auto& p : picks) out.push_back(std::move(p.pick));
+  return out;
+}
+
+std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::string>* skipped) {
+  const CsvTable t = read_csv(validation_dir() + "/nemo_perf_summary.csv");
+  auto cell = [&](size_t i, const char* col) { return t.at(i, col); };
+  auto int_or = [&](size_t i, const char* col, int fallback) { return nemo_int_or(t, i, col, fallback); };
+  const auto picks = pick_nemo_rows(
+      t, system, [&](size_t i) -> std::optional<std::string> { return nemo_model_preset(cell(i, "model")); },
+      "architecture not in the catalog (MoE or not modelled)",
+      {{"num_gpus"}, {"gbs"}, {"mbs"}, {"seq_length"}, {"tp"}, {"pp"}, {"cp"}, {"vp", "1"}, {"fsdp", "0"}}, skipped);
 
   std::vector<StepCase> out;
   for (const auto& p : picks) {
@@ -483,6 +504,9 @@ std::vector<ValidationCase> step_validation_cases() {
     for (auto& c : judged) c.source += " (judged rows)";
     run_table(judged, 0.10);
   }
+  // Mixture of experts (validation_moe.hpp): DeepSeek-V3's GPU-hours and the NeMo MoE rows.
+  const auto moe = step::moe_validation_cases();
+  out.insert(out.end(), moe.begin(), moe.end());
   return out;
 }
 

@@ -3,6 +3,8 @@
 // published figure it should reproduce. Read at run time; no number from a table is in the code.
 #pragma once
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -58,6 +60,30 @@ std::vector<StepCase> vtrain_singlenode_cases();   // the A100 calibration set
 // (the rest). `skipped` (optional) receives one line per row not modelled and why.
 std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::string>* skipped = nullptr);
 constexpr int kNemoCalibrationMaxGpus = 16;
+
+// Row picking shared by the dense (nemo_cases) and the MoE (validation_moe.hpp) NeMo tables.
+// An integer cell of nemo_perf_summary.csv, `fallback` when it is empty or "n/a".
+[[nodiscard]] int nemo_int_or(const CsvTable& table, size_t row, const char* col, int fallback);
+// A picked row with its catalog workload and Transformer Engine recipe.
+struct NemoRow {
+  size_t row = 0;
+  std::string preset, recipe;
+};
+// A layout column of the deduplication key; `missing` stands for an empty or "n/a" cell.
+struct NemoKeyColumn {
+  const char* name;
+  const char* missing = "";
+};
+// The rows of `table` on `system` to model. `preset_of(row)` gives the catalog workload, "" to
+// skip the row with the reason `no_preset`, or nullopt for a row that is not this table's
+// (ignored silently). Also skipped with a reason: superseded revisions, precisions without a
+// modelled recipe, rows without throughput. Rows equal in preset, recipe and the `key` columns are
+// one configuration published again: the newest release is kept. `skipped` (optional) receives
+// one line per row not modelled.
+std::vector<NemoRow> pick_nemo_rows(const CsvTable& table, const std::string& system,
+                                    const std::function<std::optional<std::string>(size_t row)>& preset_of,
+                                    const std::string& no_preset, const std::vector<NemoKeyColumn>& key,
+                                    std::vector<std::string>* skipped);
 
 // Korthikanti et al. 2022 Table 4 (data/supplement/korthikanti2022_table4.csv): the measured time
 // per transformer layer of their 22B model on 8 A100 (TP 8, sequence 2048, unfused attention)

@@ -1,10 +1,13 @@
 #include "sim/step/validation_moe.hpp"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
+#include "sim/pipeline/run_pipeline.hpp"
 
 namespace fleetsim::step {
 namespace {
@@ -34,16 +37,6 @@ double scaled(const std::string& text, const std::string& what) {
 std::string moe_preset(const std::string& label) {
   if (label.rfind("DeepSeekV3", 0) == 0) return "deepseek-v3";
   if (label == "Mixtral-8x7B") return "mixtral-8x7b";
-  return "";
-}
-
-// The recipe of a precision label (as validation.cpp's nemo_recipe; the 25.09 alternate
-// granularity rows are not modelled).
-std::string moe_recipe(const std::string& label, const std::string& release) {
-  if (label == "MXFP8" || label == "FP8-MX") return "mxfp8";
-  if (label == "FP8-CS") return "current";
-  if (label == "FP8" || label == "FP8 (scaling recipe not labelled in table)")
-    return (release.rfind("24.", 0) == 0 || release.rfind("25.02", 0) == 0) ? "delayed" : "current";
   return "";
 }
 
@@ -87,46 +80,74 @@ double predicted_gpu_hours(const Scenario& s, const StepResult& r, double tokens
   return iterations * r.iteration_time.si() * s.cluster.gpus / 3600.0;
 }
 
+DeepSeekV3Run deepseek_v3_run() {
+  DeepSeekV3Run out;
+  out.scenario = config::load_scenario("deepseek-v3-2048-h800");
+  PipelineOptions o;
+  o.threads = 1;  // deterministic at any thread count; one replication takes milliseconds
+  const PipelineResult r = run_pipeline(out.scenario, o);
+  out.step = r.step;
+  for (const auto& rep : r.run.replications) {
+    out.ettr += rep.ettr;
+    out.wall_clock_days += rep.wall_clock_days;
+  }
+  const double n = static_cast<double>(std::max<size_t>(1, r.run.replications.size()));
+  out.ettr /= n;
+  out.wall_clock_days /= n;
+  return out;
+}
+
+double predicted_run_gpu_hours(const DeepSeekV3Run& run, double tokens) {
+  return predicted_gpu_hours(run.scenario, run.step, tokens) / run.ettr;
+}
+
+std::vector<ValidationCase> moe_validation_cases() {
+  std::vector<ValidationCase> out;
+  auto add = [&](const std::string& source, const std::string& name, double published, double predicted,
+                 double tolerance) {
+    ValidationCase v;
+    v.source = source;
+    v.case_name = name;
+    v.metric = "H800 GPU-hours";
+    v.published = published;
+    v.predicted = predicted;
+    v.error = (predicted - published) / published;
+    v.tolerance = tolerance;
+    v.pass = std::fabs(v.error) <= tolerance;
+    out.push_back(v);
+  };
+  const DeepSeekV3Run run = deepseek_v3_run();
+  const std::string src = "DeepSeek-V3 pre-training, 2,048 H800 (arXiv:2412.19437 §1)";
+  for (const auto& c : deepseek_v3_gpu_hour_cases()) {
+    char what[96];
+    std::snprintf(what, sizeof what, "%gT tokens, run-level (ETTR %.3f)", c.tokens / 1e12, run.ettr);
+    add(src, what, c.published_gpu_hours, predicted_run_gpu_hours(run, c.tokens), 0.10);
+    std::snprintf(what, sizeof what, "%gT tokens, step only (no failures)", c.tokens / 1e12);
+    add(src, what, c.published_gpu_hours,
+        predicted_gpu_hours(run.scenario, run.step, c.tokens), 0.10);
+  }
+  for (const char* system : {"DGX-H100", "DGX-B200"}) {
+    std::vector<ValidationCase> rows;
+    for (const auto& c : nemo_moe_cases(system)) rows.push_back(compare(c));
+    out.insert(out.end(), rows.begin(), rows.end());
+    if (!rows.empty()) out.push_back(mean_absolute(rows, rows.front().source, 0.15));
+  }
+  return out;
+}
+
 std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std::string>* skipped) {
   const CsvTable t = read_csv(validation_dir() + "/nemo_perf_summary.csv");
   auto cell = [&](size_t i, const char* col) { return t.at(i, col); };
-  auto int_or = [&](size_t i, const char* col, int fallback) {
-    const std::string& v = t.at(i, col);
-    return v.empty() || v == "n/a" ? fallback : t.integer(i, col);
-  };
-  struct Pick { size_t row; std::string key, preset, recipe; };
-  std::vector<Pick> picks;
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    if (cell(i, "system") != system) continue;
-    if (cell(i, "model_family").find("MoE") == std::string::npos) continue;
-    const std::string label = cell(i, "model"), release = cell(i, "release");
-    const std::string what = release + " " + label + " " + cell(i, "num_gpus") + " GPUs " + cell(i, "precision");
-    const std::string preset = moe_preset(label);
-    if (preset.empty()) {
-      if (skipped) skipped->push_back(what + ": no catalog preset (or the row's GBS/MBS cells are inconsistent)");
-      continue;
-    }
-    const std::string recipe = moe_recipe(cell(i, "precision"), release);
-    if (recipe.empty() || cell(i, "tokens_per_sec_per_gpu").empty()) {
-      if (skipped) skipped->push_back(what + ": precision/recipe not modelled or no throughput");
-      continue;
-    }
-    const std::string key = preset + "|" + recipe + "|" + cell(i, "num_gpus") + "|" + cell(i, "gbs") + "|" +
-                            cell(i, "mbs") + "|" + cell(i, "tp") + "|" + cell(i, "pp") + "|" +
-                            std::to_string(int_or(i, "vp", 1)) + "|" + cell(i, "ep");
-    bool replaced = false;
-    for (auto& p : picks)
-      if (p.key == key) {
-        replaced = true;
-        if (release > cell(p.row, "release")) {
-          if (skipped) skipped->push_back(cell(p.row, "release") + " " + cell(p.row, "model") + ": same configuration published again in " + release + " (newest kept)");
-          p.row = i;
-        } else if (skipped) {
-          skipped->push_back(what + ": same configuration published again in " + cell(p.row, "release") + " (newest kept)");
-        }
-      }
-    if (!replaced) picks.push_back({i, key, preset, recipe});
-  }
+  auto int_or = [&](size_t i, const char* col, int fallback) { return nemo_int_or(t, i, col, fallback); };
+  // The MoE rows of the table; Mixtral 8x22B and Qwen3 have no preset (see the header).
+  const auto picks = pick_nemo_rows(
+      t, system,
+      [&](size_t i) -> std::optional<std::string> {
+        if (cell(i, "model_family").find("MoE") == std::string::npos) return std::nullopt;
+        return moe_preset(cell(i, "model"));
+      },
+      "no catalog preset (or the row's GBS/MBS cells are inconsistent)",
+      {{"num_gpus"}, {"gbs"}, {"mbs"}, {"tp"}, {"pp"}, {"vp", "1"}, {"ep"}}, skipped);
   std::vector<StepCase> out;
   for (const auto& p : picks) {
     const size_t i = p.row;

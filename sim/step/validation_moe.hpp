@@ -30,6 +30,28 @@ struct GpuHourCase {
 // ceil(tokens / tokens per iteration) x GPUs).
 [[nodiscard]] double predicted_gpu_hours(const Scenario& s, const StepResult& r, double tokens);
 
+// scenarios/deepseek-v3-2048-h800.yaml through the step and run models (run_pipeline: failures,
+// restarts and checkpoints with the scenario's failure profile, its replications and seed).
+// What the published figures measure is wall-clock GPU-hours of the cluster (arXiv:2412.19437
+// §1: "180K H800 GPU hours [per trillion tokens], i.e., 3.7 days on our cluster with 2048 H800
+// GPUs"; 2,664K for pre-training, "completed in less than two months"), so the headline
+// prediction is the run-level one: step-only GPU-hours / ETTR. The step-only figure is kept
+// beside it.
+struct DeepSeekV3Run {
+  Scenario scenario;
+  StepResult step;
+  double ettr = 0;             // mean over replications: productive time / wall-clock
+  double wall_clock_days = 0;  // mean over replications, for the scenario's train_tokens
+};
+[[nodiscard]] DeepSeekV3Run deepseek_v3_run();
+// Run-level GPU-hours for `tokens`: predicted_gpu_hours / ETTR.
+[[nodiscard]] double predicted_run_gpu_hours(const DeepSeekV3Run& run, double tokens);
+
+// The MoE cases of `fleetsim validate --only step`: DeepSeek-V3's GPU-hours (run-level, and the
+// step-only figure beside it) at the issue's 10% target, then the NeMo MoE rows on DGX-H100 and
+// DGX-B200 at 15% per row, each table followed by its mean absolute error.
+[[nodiscard]] std::vector<ValidationCase> moe_validation_cases();
+
 // The NeMo MoE rows on `system` (DGX-H100, DGX-B200), deduplicated as nemo_cases does.
 std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std::string>* skipped = nullptr);
 

@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
 #include "sim/search/explain.hpp"
 #include "sim/search/feasibility.hpp"
@@ -179,6 +180,19 @@ TEST_CASE("the pick is at least as fast as the scenario's own layout", "[unit]")
   CHECK(r.top.front().step.iteration_time <= r.baseline->step.iteration_time);
   CHECK(r.explanation.find("faster than the scenario's layout") != std::string::npos);
   CHECK(r.explanation.find("TP 8 -> ") != std::string::npos);
+}
+
+// DualPipe's bubble is (PP/2 - 1)(F&B + B - 3W) (arXiv:2412.19437 Table 2), not 1F1B's
+// (p - 1)/(v m) share: the explanation names the schedule's own term.
+TEST_CASE("the explanation describes the DualPipe bubble for a DualPipe scenario", "[unit]") {
+  const Scenario s = config::load_scenario("deepseek-v3-2048-h800");
+  SearchOptions o = quiet(3);
+  o.threads = 2;
+  const SearchResult r = run_search(s, o);
+  CHECK(r.dualpipe);
+  INFO(r.explanation);
+  CHECK(r.explanation.find("DualPipe bubble (PP/2 - 1)(F&B + B - 3W)") != std::string::npos);
+  CHECK(r.explanation.find("(p-1)/(v m)") == std::string::npos);
 }
 
 TEST_CASE("when the scenario's own layout is the best, the explanation says so and names the runner-up", "[unit]") {

@@ -1,5 +1,6 @@
 // Mixture-of-experts runs against their published figures (sim/step/validation_moe.hpp):
-// DeepSeek-V3's H800 GPU-hours (arXiv:2412.19437 Table 1 / §1; data/validation/other_scale_runs.csv)
+// DeepSeek-V3's H800 GPU-hours (arXiv:2412.19437 Table 1 / §1; data/validation/other_scale_runs.csv),
+// step model composed with the run model (ETTR),
 // and NVIDIA's MoE throughput rows (data/validation/nemo_perf_summary.csv).
 //
 // Split, written down before any evaluation: nothing is fitted on MoE data. The H800 preset is
@@ -18,24 +19,42 @@
 
 using namespace fleetsim;
 
-// Known gap: the step model is 14.1% fast on both figures (154.6K vs 180K GPU-hours per trillion
-// tokens), the same sign and size as Llama 3 405B's 15.6T-token run on H100 (-15.2%, README):
-// the Hopper calibration (dense rows <= 16 GPUs) misses what slows 2K-16K-GPU runs. The published
-// figures are wall-clock GPU-hours (failures, restarts and evaluation included), the prediction
-// the iteration model alone. Guard at today's error; target 10%.
-TEST_CASE("DeepSeek-V3 on 2,048 H800: GPU-hours per trillion tokens and for 14.8T tokens within 15% (today -14.1%; target 10%, not met)", "[validation]") {
-  const Scenario s = config::load_scenario("deepseek-v3-2048-h800");
-  const StepResult r = evaluate_step(s.cluster, s.workload);
+// What the published figures measure: wall-clock GPU-hours of the cluster. The report (§1 and
+// the abstract) states the cost per trillion tokens as "180K H800 GPU hours, i.e., 3.7 days on
+// our cluster with 2048 H800 GPUs" and the 14.8T-token pre-training as 2,664K GPU-hours
+// "completed in less than two months": days of the cluster, failures, restarts and checkpoints
+// included, not the sum of healthy iterations. So the headline prediction composes the step
+// model with the project's run model (run_pipeline on the scenario: the scenario's failure
+// profile, checkpointing and 20 replications), step-only GPU-hours / ETTR, as the Llama 3 405B
+// GPU-hour check does (step_llama3_test.cpp). The ETTR inputs (Llama 3's H100 failure rates,
+// checkpoint and restart model) come from other runs than DeepSeek's; nothing in them is fitted
+// on this figure. The step-only figure is printed beside it.
+// Per-batch expert load imbalance (the other avenue checked): no published per-batch figure to
+// set. Wang et al. 2024 (arXiv:2408.15664) tabulate only MaxVio_global (Table 2: 0.04 for their
+// 1B and 3B models, 64 experts top-6), MaxVio_batch only as curves (Figures 3 and 5); the V3
+// report publishes no MaxVio and says (§4.5.3) its large-scale EP and DP keep each micro-batch
+// large enough; so the scenario stays `balanced` (sim/step/README.md).
+// Known gap: run-level -11.2% on both figures (step-only -14.1%), the sign and size of Llama 3
+// 405B's on H100 (-15.2%): the Hopper calibration (dense rows <= 16 GPUs) misses what slows
+// 2K-16K-GPU runs. Guarded at today's error rounded up (12%); target 10%, not met.
+TEST_CASE("DeepSeek-V3 on 2,048 H800: run-level GPU-hours per trillion tokens and for 14.8T tokens within 12% (today -11.2%, step-only -14.1%; target 10%, not met)", "[validation][run]") {
+  const step::DeepSeekV3Run run = step::deepseek_v3_run();
+  const Scenario& s = run.scenario;
+  const StepResult& r = run.step;
   std::printf("\n  DeepSeek-V3, 2,048 H800, DualPipe: iteration %.3f s, %.0f tokens/s per GPU, MFU %.3f\n",
               r.iteration_time.si(), r.tokens_per_iteration.si() / r.iteration_time.si() / s.cluster.gpus, r.mfu);
+  std::printf("  run model (%d replications): ETTR %.3f, %.1f days for %.1fT tokens\n", s.run.replications, run.ettr,
+              run.wall_clock_days, s.workload.training.train_tokens.si() / 1e12);
   const auto cases = step::deepseek_v3_gpu_hour_cases();
   REQUIRE(cases.size() == 2);
   for (const auto& c : cases) {
-    const double predicted = step::predicted_gpu_hours(s, r, c.tokens);
+    const double step_only = step::predicted_gpu_hours(s, r, c.tokens);
+    const double predicted = step::predicted_run_gpu_hours(run, c.tokens);
+    const double step_error = (step_only - c.published_gpu_hours) / c.published_gpu_hours;
     const double error = (predicted - c.published_gpu_hours) / c.published_gpu_hours;
-    std::printf("  %-62s published %10.0f  predicted %10.0f  error %+6.1f%%\n", c.name.c_str(),
-                c.published_gpu_hours, predicted, 100 * error);
-    CHECK(std::fabs(error) <= 0.15);
+    std::printf("  %-62s published %10.0f\n    run-level (step / ETTR) %10.0f  error %+6.1f%%   step only %10.0f  error %+6.1f%%\n",
+                c.name.c_str(), c.published_gpu_hours, predicted, 100 * error, step_only, 100 * step_error);
+    CHECK(std::fabs(error) <= 0.12);
     if (std::fabs(error) > 0.10) std::printf("    (outside the 10%% target: known gap, see the test's comment)\n");
   }
 }

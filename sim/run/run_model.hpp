@@ -108,6 +108,16 @@ struct RunResult {
   double iteration_time_s = 0;       // healthy iteration time with stragglers
 };
 
+// The mean over the replications of one figure of a replication, e.g.
+// mean_over_replications(r, [](const ReplicationResult& x) { return x.ettr; }); 0 without any.
+template <class Get>
+[[nodiscard]] double mean_over_replications(const RunResult& r, Get get) {
+  if (r.replications.empty()) return 0.0;
+  double sum = 0;
+  for (const auto& x : r.replications) sum += static_cast<double>(get(x));
+  return sum / static_cast<double>(r.replications.size());
+}
+
 using ProgressFn = std::function<void(int done, int total)>;
 
 // The replications one process computes when several share a run (MPI ranks, sim/mpi/run.hpp):

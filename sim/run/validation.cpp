@@ -39,13 +39,6 @@ ValidationCase make_case(std::string source, std::string name, std::string metri
   return c;
 }
 
-template <class F>
-double mean_of(const RunResult& r, F get) {
-  double s = 0;
-  for (const auto& x : r.replications) s += static_cast<double>(get(x));
-  return s / static_cast<double>(r.replications.size());
-}
-
 std::string normalize(const std::string& s) {
   std::string out;
   for (char ch : s) {
@@ -183,7 +176,7 @@ DalySweep daly_sweep(Seconds mtti, double published_min, int replications) {
     const double x = std::log(0.5) + i * (std::log(2.0) - std::log(0.5)) / (n - 1);
     const Seconds tau = opt * std::exp(x);
     const RunResult r = simulate_run(daly_inputs(mtti, tau, dump, restart, solve, replications));
-    const double wall_h = mean_of(r, [](const ReplicationResult& y) { return y.wall_clock_days * 24.0; });
+    const double wall_h = mean_over_replications(r, [](const ReplicationResult& y) { return y.wall_clock_days * 24.0; });
     s.points.emplace_back(tau.si() / 60.0, wall_h);
     a(i, 0) = 1.0;
     a(i, 1) = x;
@@ -199,8 +192,8 @@ std::vector<ValidationCase> llama3_cases(int replications) {
   const char* src = "Llama 3 (arXiv:2407.21783) §3.3.4 Table 5";
   const RunResult r = simulate_run(llama3_405b_inputs(replications));
   std::vector<ValidationCase> cases;
-  const double unexpected = mean_of(r, [](const ReplicationResult& x) { return x.unexpected; });
-  const double planned = mean_of(r, [](const ReplicationResult& x) { return x.planned; });
+  const double unexpected = mean_over_replications(r, [](const ReplicationResult& x) { return x.unexpected; });
+  const double planned = mean_over_replications(r, [](const ReplicationResult& x) { return x.planned; });
   // Poisson 95% half-widths: 1.96 sqrt(419) = 40, 1.96 sqrt(47) = 13.
   cases.push_back(make_case(src, "16,384 H100, 54 d", "unexpected interruptions", 419, unexpected,
                             1.96 * std::sqrt(419.0), true));
@@ -229,7 +222,7 @@ std::vector<ValidationCase> llama3_cases(int replications) {
                             268.0 / 419.0, gpu_share, 0.05, true));
   ValidationCase e = make_case("Llama 3 (arXiv:2407.21783) §3.3.4", "16,384 H100, 54 d, public recovery parameters",
                                "ETTR (published: > 90%; passes at >= 0.90)", 0.90,
-                               mean_of(r, [](const ReplicationResult& x) { return x.ettr; }), 0.10, true);
+                               mean_over_replications(r, [](const ReplicationResult& x) { return x.ettr; }), 0.10, true);
   e.pass = e.predicted >= 0.90 && e.predicted <= 1.0;
   cases.push_back(e);
   return cases;
@@ -244,7 +237,7 @@ std::vector<ValidationCase> meta_rsc_cases(int replications) {
     const RunResult r = simulate_run(meta_model_inputs("meta-rsc1", gpus, minutes(5), Seconds(0), minutes(30),
                                                        duration, replications));
     cases.push_back(make_case(src, name, "job MTTI from the profile (h)", published, r.mtti_hours, 0.05, false));
-    const double count = mean_of(r, [](const ReplicationResult& x) { return x.unexpected; });
+    const double count = mean_over_replications(r, [](const ReplicationResult& x) { return x.unexpected; });
     cases.push_back(make_case(src, name, "job MTTI measured in the simulation (h)", published,
                               duration.si() / 3600.0 / count, 0.05, false));
   }
@@ -288,7 +281,7 @@ std::vector<ValidationCase> ettr_estimator_cases(int replications) {
     RunInputs in = meta_model_inputs(s.profile, s.gpus, s.u0, s.queue, s.interval, days(30), replications);
     in.failures.planned_rate_per_job = PerSecond(0.0);
     const RunResult r = simulate_run(in);
-    const double des = mean_of(r, [](const ReplicationResult& x) { return x.ettr; });
+    const double des = mean_over_replications(r, [](const ReplicationResult& x) { return x.ettr; });
     const double nodes = s.gpus / 8.0;
     const PerSecond per_node(1.0 / (r.mtti_hours * 3600.0) / nodes);
     const double meta = meta_expected_ettr(nodes, per_node, s.u0 + s.queue, s.interval, Seconds(0));
@@ -333,9 +326,9 @@ std::vector<ValidationCase> ft_hsdp_cases(int replications) {
   // The paper's 44% is 1 - 10 min / 18 min: each failure costs a full stall. In the simulation a
   // failure during a recovery restarts it instead of adding a whole stall, so the ETTR is higher.
   cases.push_back(make_case(src, "98,304 GPUs, meta-rsc1, full restart, 10-min stall", "ETTR", 0.44,
-                            mean_of(full, [](const ReplicationResult& x) { return x.ettr; }), 0.10, true));
+                            mean_over_replications(full, [](const ReplicationResult& x) { return x.ettr; }), 0.10, true));
   cases.push_back(make_case(src, "98,304 GPUs, meta-rsc1, replica restart, 3-min stall", "ETTR", 0.80,
-                            mean_of(replica, [](const ReplicationResult& x) { return x.ettr; }), 0.05, true));
+                            mean_over_replications(replica, [](const ReplicationResult& x) { return x.ettr; }), 0.05, true));
   return cases;
 }
 

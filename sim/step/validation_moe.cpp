@@ -1,6 +1,5 @@
 #include "sim/step/validation_moe.hpp"
 
-#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -87,13 +86,8 @@ DeepSeekV3Run deepseek_v3_run() {
   o.threads = 1;  // deterministic at any thread count; one replication takes milliseconds
   const PipelineResult r = run_pipeline(out.scenario, o);
   out.step = r.step;
-  for (const auto& rep : r.run.replications) {
-    out.ettr += rep.ettr;
-    out.wall_clock_days += rep.wall_clock_days;
-  }
-  const double n = static_cast<double>(std::max<size_t>(1, r.run.replications.size()));
-  out.ettr /= n;
-  out.wall_clock_days /= n;
+  out.ettr = mean_over_replications(r.run, [](const ReplicationResult& x) { return x.ettr; });
+  out.wall_clock_days = mean_over_replications(r.run, [](const ReplicationResult& x) { return x.wall_clock_days; });
   return out;
 }
 

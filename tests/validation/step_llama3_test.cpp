@@ -43,10 +43,8 @@ TEST_CASE("Llama 3 405B's 15.6T tokens on 16,384 H100 (target: within 10% of the
   PipelineOptions o;
   o.threads = 2;
   const PipelineResult r = run_pipeline(s, o);
-  double days = 0, ettr = 0;
-  for (const auto& rep : r.run.replications) { days += rep.wall_clock_days; ettr += rep.ettr; }
-  days /= static_cast<double>(r.run.replications.size());
-  ettr /= static_cast<double>(r.run.replications.size());
+  const double days = mean_over_replications(r.run, [](const ReplicationResult& x) { return x.wall_clock_days; });
+  const double ettr = mean_over_replications(r.run, [](const ReplicationResult& x) { return x.ettr; });
   const double initial_hours = days * 24.0 * s.cluster.gpus;
   // GPU-hours of `tokens` trained with one iteration of step result `st` on `gpus`, at the run's ETTR.
   auto hours = [&](const StepResult& st, double tokens, int gpus) {

@@ -13,6 +13,12 @@
 // in the preset. Not fitted either: gemm_efficiency (BF16; the MAMF measurement),
 // gemm_half_efficiency_work, kernel_launch_overhead.
 // Objective: mean absolute relative error of tokens/s per GPU; Nelder-Mead from several starts.
+//
+// `--gpu h100 --fp8-blockwise` fits fp8_blockwise_gemm_ratio instead, on its own calibration pair
+// (validation_moe.hpp, nemo_h100_fp8_blockwise_pair): the one H100 layout NVIDIA measured with
+// both per-tensor and DeepSeek-V3-style blockwise FP8 (model TFLOP/s 338 and 330). The ratio is
+// bisected so that the step model's throughput ratio of the two recipes matches the published
+// one; the per-tensor calibration above is taken as it is in the preset.
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -23,6 +29,7 @@
 
 #include "sim/step/step_model.hpp"
 #include "sim/step/validation.hpp"
+#include "sim/step/validation_moe.hpp"
 
 using namespace fleetsim;
 
@@ -137,24 +144,74 @@ void print_cases(const char* part, const std::vector<step::StepCase>& cases, con
   std::printf("    mean |error| %.1f%%, worst %.1f%% over %zu rows\n", 100 * mean_abs(e), 100 * worst, e.size());
 }
 
+// Bounds of fp8_blockwise_gemm_ratio and their sources.
+constexpr double kBlockwiseLo = 0.80, kBlockwiseHi = 1.0;
+const char* kBlockwiseBounds =
+    "upper: no faster than the per-tensor FP8 GEMM (same tensor-core work plus the per-block scale "
+    "multiplies); lower: DeepGEMM's first-release peak of 1,350+ FP8 TFLOP/s on Hopper (deepseek-ai/DeepGEMM "
+    "README, Feb 2025) over cuBLASLt's per-tensor 1,600-1,630 = 0.83, rounded down";
+
+// Throughput of the blockwise run over the per-tensor run of the pair at ratio r.
+double blockwise_over_per_tensor(const step::Fp8BlockwisePair& p, double r) {
+  ClusterSpec cl = p.blockwise.cluster;
+  cl.gpu.fp8_blockwise_gemm_ratio = r;
+  const double t_block = evaluate_step(cl, p.blockwise.workload).iteration_time.si();
+  const double t_tensor = evaluate_step(p.per_tensor.scenario.cluster, p.per_tensor.scenario.workload).iteration_time.si();
+  return t_tensor / t_block;
+}
+
+int fit_blockwise() {
+  const step::Fp8BlockwisePair p = step::nemo_h100_fp8_blockwise_pair();
+  const double preset = p.blockwise.cluster.gpu.fp8_blockwise_gemm_ratio;
+  std::printf("calibration pair: %s\n  and the same layout with fp8_recipe blockwise\n", p.per_tensor.name.c_str());
+  std::printf("published blockwise / per-tensor model TFLOP/s: %.4f\n", p.published_ratio);
+  std::printf("preset fp8_blockwise_gemm_ratio %.3f -> predicted %.4f\n", preset, blockwise_over_per_tensor(p, preset));
+  double lo = kBlockwiseLo, hi = kBlockwiseHi;
+  const double at_lo = blockwise_over_per_tensor(p, lo), at_hi = blockwise_over_per_tensor(p, hi);
+  if (p.published_ratio <= at_lo || p.published_ratio >= at_hi) {
+    const double b = p.published_ratio <= at_lo ? lo : hi;
+    std::printf("the published ratio is outside what the bounds give (%.4f .. %.4f)\n", at_lo, at_hi);
+    std::printf("  fp8_blockwise_gemm_ratio: %.3f   bound [%.2f, %.2f] AT BOUND: %s\n", b, lo, hi, kBlockwiseBounds);
+    return 0;
+  }
+  for (int it = 0; it < 40; ++it) {  // the throughput ratio rises monotonically with r
+    const double mid = 0.5 * (lo + hi);
+    (blockwise_over_per_tensor(p, mid) < p.published_ratio ? lo : hi) = mid;
+  }
+  const double r = 0.5 * (lo + hi);
+  std::printf("fitted -> predicted %.4f\n\nfitted parameter (paste into models/gpus/h100-sxm-80gb.yaml, h800, h200):\n",
+              blockwise_over_per_tensor(p, r));
+  std::printf("  fp8_blockwise_gemm_ratio: %.3f   bound [%.2f, %.2f]: %s\n", r, kBlockwiseLo, kBlockwiseHi, kBlockwiseBounds);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     std::string gpu = "h100";
     int iterations = 150;
+    bool blockwise = false;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--gpu" && i + 1 < argc) gpu = argv[++i];
+      else if (a == "--fp8-blockwise") blockwise = true;
       else if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
       else {
-        std::fprintf(stderr, "calibrate_nemo: unknown argument '%s' (use --gpu h100|b200, --iterations N)\n", a.c_str());
+        std::fprintf(stderr, "calibrate_nemo: unknown argument '%s' (use --gpu h100|b200, --iterations N, --fp8-blockwise)\n", a.c_str());
         return 2;
       }
     }
     if (gpu != "h100" && gpu != "b200") {
       std::fprintf(stderr, "calibrate_nemo: --gpu must be h100 or b200, got '%s'\n", gpu.c_str());
       return 2;
+    }
+    if (blockwise) {
+      if (gpu != "h100") {
+        std::fprintf(stderr, "calibrate_nemo: --fp8-blockwise has a calibration pair for h100 only, got '%s'\n", gpu.c_str());
+        return 2;
+      }
+      return fit_blockwise();
     }
     const auto ps = params_for(gpu);
     std::vector<step::StepCase> calib, judged;

@@ -23,6 +23,7 @@ GpuSpec build_gpu(const ParamSet& p) {
   g.idle_power = p.get<Watts>("idle_power");
   g.gemm_efficiency = p.num("gemm_efficiency");
   g.gemm_efficiency_fp8 = p.num("gemm_efficiency_fp8");
+  g.fp8_blockwise_gemm_ratio = p.num("fp8_blockwise_gemm_ratio");
   g.gemm_half_efficiency_work = p.get<Flops>("gemm_half_efficiency_work");
   g.attention_efficiency = p.num("attention_efficiency");
   g.hbm_efficiency = p.num("hbm_efficiency");
@@ -365,7 +366,10 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   const std::string& precision = tr.text("precision");
   s.workload.training.precision = precision == "fp16" ? Precision::Fp16 : precision == "fp8" ? Precision::Fp8 : Precision::Bf16;
   const std::string& recipe = tr.text("fp8_recipe");
-  s.workload.training.fp8_recipe = recipe == "current" ? Fp8Recipe::Current : recipe == "mxfp8" ? Fp8Recipe::Mxfp8 : Fp8Recipe::Delayed;
+  s.workload.training.fp8_recipe = recipe == "current"     ? Fp8Recipe::Current
+                                   : recipe == "mxfp8"     ? Fp8Recipe::Mxfp8
+                                   : recipe == "blockwise" ? Fp8Recipe::Blockwise
+                                                           : Fp8Recipe::Delayed;
   if (s.workload.training.precision == Precision::Fp8) {
     const GpuSpec& g = s.cluster.gpu;
     const std::string file_or = origin_of(wl, "training", file);
@@ -375,6 +379,10 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
     if (g.gemm_efficiency_fp8 <= 0)
       throw ConfigError(file_or, "workload.training.precision",
                         "fp8 needs the GPU's gemm_efficiency_fp8 (fraction of peak_fp8, 0 < x <= 1); " + g.name + " does not set it");
+    if (s.workload.training.fp8_recipe == Fp8Recipe::Blockwise && g.fp8_blockwise_gemm_ratio <= 0)
+      throw ConfigError(file_or, "workload.training.fp8_recipe",
+                        "blockwise needs the GPU's fp8_blockwise_gemm_ratio (0 < x <= 1, scripts/calibrate --gpu h100 "
+                        "--fp8-blockwise); " + g.name + " does not set it (use delayed, current or mxfp8)");
   }
   s.failures = build_failures(p.sub("failures"));
   s.recovery = build_recovery(p.sub("recovery"));

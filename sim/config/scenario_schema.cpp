@@ -43,6 +43,9 @@ S gpu_schema() {
       quantity("idle_power", dim<Watts>(), "", "power while idle (restarts, waiting)"),
       real("gemm_efficiency", "0.8", "fraction of peak reached by large well-shaped GEMMs (calibrated)", 0, 1, true),
       real("gemm_efficiency_fp8", "0", "fraction of peak_fp8 reached by large well-shaped FP8 GEMMs (calibrated; 0 = none)", 0, 1),
+      real("fp8_blockwise_gemm_ratio", "0",
+           "throughput of an FP8 GEMM with blockwise scales (1x128 / 128x128, fp8_recipe blockwise) over the "
+           "per-tensor-scaled one (calibrated; 0 = not calibrated)", 0, 1),
       quantity("gemm_half_efficiency_work", dim<Flops>(), "1 GFLOP", "GEMM work at which efficiency is half its maximum (calibrated)"),
       real("attention_efficiency", "0.6", "fused attention kernels, fraction of peak (calibrated)", 0, 1, true),
       real("hbm_efficiency", "0.8", "achievable fraction of HBM bandwidth (calibrated)", 0, 1, true),
@@ -235,9 +238,10 @@ S training_schema() {
       boolean("gradient_accumulation_fusion", "false",
               "the weight-gradient GEMM accumulates into the fp32 main gradient (Megatron-core / NeMo "
               "--gradient-accumulation-fusion); false: a separate memory-bound add per microbatch (Megatron 2021)"),
-      choice("fp8_recipe", {"delayed", "current", "mxfp8"}, "delayed",
+      choice("fp8_recipe", {"delayed", "current", "mxfp8", "blockwise"}, "delayed",
              "FP8 scaling (Transformer Engine): delayed (amax history, TE default), current (per-tensor "
-             "amax of the tensor itself, an extra pass per cast), mxfp8 (one scale per 32 elements, Blackwell)"),
+             "amax of the tensor itself, an extra pass per cast), mxfp8 (one scale per 32 elements, Blackwell), "
+             "blockwise (DeepSeek-V3: one scale per 1x128 activation tile and 128x128 weight block, Hopper)"),
   });
 }
 

@@ -22,6 +22,9 @@ struct GpuSpec {
   // Calibration (physical, fitted on data separate from validation; see scripts/calibrate).
   double gemm_efficiency = 0.8;        // fraction of peak a large, well-shaped GEMM reaches
   double gemm_efficiency_fp8 = 0.0;    // the same for FP8 GEMMs, fraction of peak_fp8 (0 = not calibrated)
+  // FP8 GEMM with blockwise scales (1 x 128 / 128 x 128, DeepSeek-V3) over the per-tensor-scaled
+  // one, same shape (0 = not calibrated; sim/step/fp8.hpp).
+  double fp8_blockwise_gemm_ratio = 0.0;
   Flops gemm_half_efficiency_work;     // GEMM size at which efficiency is half its maximum
   double attention_efficiency = 0.6;   // fused (flash) attention, fraction of peak
   double hbm_efficiency = 0.8;         // achievable fraction of HBM bandwidth

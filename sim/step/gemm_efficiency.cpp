@@ -50,9 +50,9 @@ Seconds GpuCompute::gemm_scores(double m, double n, double k, double count) cons
 
 Seconds GpuCompute::memory_bound_scores(Bytes bytes) const { return Seconds(bytes.si() / hbm_scores_); }
 
-Seconds GpuCompute::gemm_fp8(double m, double n, double k, double count) const {
-  if (peak_fp8_flops_ <= 0 || eff_fp8_ <= 0) return gemm(m, n, k, count);  // guarded at load time
-  return gemm_time(m, n, k, count, peak_fp8_flops_, eff_fp8_, w_half_fp8_, 1.0, hbm_);
+Seconds GpuCompute::gemm_fp8(double m, double n, double k, double count, double recipe_ratio) const {
+  if (peak_fp8_flops_ <= 0 || eff_fp8_ <= 0 || recipe_ratio <= 0) return gemm(m, n, k, count);  // guarded at load time
+  return gemm_time(m, n, k, count, peak_fp8_flops_, eff_fp8_ * recipe_ratio, w_half_fp8_, 1.0, hbm_);
 }
 
 Seconds GpuCompute::attention(Flops flops) const {

@@ -25,8 +25,9 @@ class GpuCompute {
   [[nodiscard]] Seconds gemm(double m, double n, double k, double count = 1.0) const;
   // The same GEMM with FP8 operands (1 B each, 16-bit output) at the FP8 dense peak and the
   // preset's gemm_efficiency_fp8; the ramp W_half is the same time at full rate, so it scales
-  // with the peak (W_half x peak_fp8 / peak_bf16).
-  [[nodiscard]] Seconds gemm_fp8(double m, double n, double k, double count = 1.0) const;
+  // with the peak (W_half x peak_fp8 / peak_bf16). `recipe_ratio` scales the efficiency for the
+  // FP8 scaling recipe (fp8.hpp, fp8_gemm_ratio; 1 = per-tensor scales).
+  [[nodiscard]] Seconds gemm_fp8(double m, double n, double k, double count = 1.0, double recipe_ratio = 1.0) const;
   // Fused (flash) attention kernel doing `flops` of tensor-core work (FlashAttention-2, Dao 2023:
   // its own efficiency because the softmax and masking interleave with the matmuls).
   [[nodiscard]] Seconds attention(Flops flops) const;

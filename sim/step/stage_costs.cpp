@@ -39,6 +39,7 @@ struct Ctx {
   bool fp8;             // linear layers in FP8 (Transformer Engine, fp8.hpp)
   double cast_bytes;    // HBM bytes per element to quantize a GEMM operand (fp8.hpp)
   double cast_kernels;  // kernels per quantized tensor
+  double fp8_ratio;     // the recipe's FP8 GEMM throughput over per-tensor scaling (fp8.hpp)
   bool grad_acc_fused;  // TrainingSpec::gradient_accumulation_fusion
   double rank_load;     // busiest expert-parallel rank's routed tokens over the mean (moe.hpp)
   // Shapes on one GPU for one microbatch.
@@ -72,9 +73,9 @@ double add_linear(const Ctx& c, PhaseTime& fwd, PhaseTime& bwd, double m, double
     add_gemm(c, fwd, bwd, m, n, k, count);
     return 0.0;
   }
-  fwd.math += c.gpu.gemm_fp8(m, n, k, count);
-  const Seconds w = c.gpu.gemm_fp8(k, n, m, count);
-  bwd.math += c.gpu.gemm_fp8(m, k, n, count) + w;
+  fwd.math += c.gpu.gemm_fp8(m, n, k, count, c.fp8_ratio);
+  const Seconds w = c.gpu.gemm_fp8(k, n, m, count, c.fp8_ratio);
+  bwd.math += c.gpu.gemm_fp8(m, k, n, count, c.fp8_ratio) + w;
   bwd.wgrad += w;
   fwd.memory += c.gpu.memory_bound(Bytes(c.cast_bytes * m * k * count));
   bwd.memory += c.gpu.memory_bound(Bytes(c.cast_bytes * m * n * count));
@@ -374,7 +375,8 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
   Ctx c{m, w.parallel, l, gpu, net, w.training.use_flash_attn,
         static_cast<double>(w.training.bytes_per_param), w.training.grad_bytes(),
         w.training.precision == Precision::Fp8, fp8_cast_bytes_per_element(w.training.fp8_recipe),
-        fp8_cast_kernels(w.training.fp8_recipe), w.training.gradient_accumulation_fusion,
+        fp8_cast_kernels(w.training.fp8_recipe), fp8_gemm_ratio(w.training.fp8_recipe, cluster.gpu),
+        w.training.gradient_accumulation_fusion,
         moe_rank_load(m, l.ep), 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0};
   c.b = l.micro_batch;
   c.s = m.seq_length;

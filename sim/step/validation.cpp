@@ -277,8 +277,9 @@ std::string nemo_model_preset(std::string label) {
 // and NeMo 2.0 (25.02) ran TE's default delayed scaling; Megatron-Bridge labels per-tensor
 // current scaling "FP8-CS" (25.11) and its 25.09 unlabeled and 26.xx "FP8" rows use the same
 // recipe (their performance scripts' default for H100); "MXFP8"/"FP8-MX" is MXFP8 block scaling.
-// The 25.09 "alternate granularity" rows (blockwise 128x128 on H100, 32x32 on B200) and NVFP4
-// are not modelled.
+// The 25.09 "alternate granularity" rows are not judged: the H100 one (blockwise 128x128 / 1x128,
+// tokens/s not given) is half of the calibration pair of fp8_blockwise_gemm_ratio
+// (validation_moe.hpp); B200's 32x32 granularity and NVFP4 are not modelled.
 std::string nemo_recipe(const std::string& label, const std::string& release) {
   if (label == "MXFP8" || label == "FP8-MX") return "mxfp8";
   if (label == "FP8-CS") return "current";
@@ -320,6 +321,10 @@ std::vector<NemoRow> pick_nemo_rows(const CsvTable& t, const std::string& system
       continue;
     }
     const std::string recipe = nemo_recipe(cell(i, "precision"), release);
+    if (cell(i, "precision").find("alternate") != std::string::npos && system == "DGX-H100") {
+      note(what + ": calibration pair of fp8_blockwise_gemm_ratio (scripts/calibrate --gpu h100 --fp8-blockwise), not judged");
+      continue;
+    }
     if (recipe.empty() || cell(i, "tokens_per_sec_per_gpu").empty()) {
       note(what + ": precision/recipe not modelled or no throughput");
       continue;

@@ -202,4 +202,28 @@ std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std:
   return out;
 }
 
+Fp8BlockwisePair nemo_h100_fp8_blockwise_pair() {
+  const CsvTable t = read_csv(validation_dir() + "/nemo_perf_summary.csv");
+  const std::string release = "25.09", model = "DeepSeekV3 (dropless)";
+  double main_tflops = 0, alt_tflops = 0;
+  for (size_t i = 0; i < t.rows.size(); ++i) {
+    if (t.at(i, "release") != release || t.at(i, "system") != "DGX-H100" || t.at(i, "model") != model) continue;
+    const bool alt = t.at(i, "precision").find("alternate") != std::string::npos;
+    (alt ? alt_tflops : main_tflops) = t.num(i, "model_tflops_per_gpu");
+  }
+  if (main_tflops <= 0 || alt_tflops <= 0)
+    throw ConfigError(t.path, "model_tflops_per_gpu",
+                      "no " + release + " DGX-H100 " + model + " pair (per-tensor and alternate granularity)");
+  Fp8BlockwisePair p;
+  for (auto& c : nemo_moe_cases("DGX-H100"))
+    if (c.release == release && c.name.find(model) != std::string::npos) p.per_tensor = std::move(c);
+  if (p.per_tensor.name.empty())
+    throw ConfigError(t.path, "model", "the " + release + " DGX-H100 " + model + " row is not among the MoE cases");
+  std::vector<std::string> sets = p.per_tensor.sets;
+  sets.push_back(set(kTrain + "fp8_recipe", "blockwise"));
+  p.blockwise = config::load_scenario(p.per_tensor.base, sets);
+  p.published_ratio = alt_tflops / main_tflops;
+  return p;
+}
+
 }  // namespace fleetsim::step

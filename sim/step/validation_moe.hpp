@@ -5,9 +5,10 @@
 //   GPU-hours per trillion tokens and 2.664M GPU-hours for 14.8T tokens, on
 //   scenarios/deepseek-v3-2048-h800.yaml (the step model's iteration time x iterations x GPUs).
 // - NVIDIA's MoE rows (data/validation/nemo_perf_summary.csv): DeepSeek-V3 and Mixtral 8x7B on
-//   DGX-H100 / DGX-B200 with a modelled FP8 recipe, tokens/s per GPU. All judged: no parameter is
-//   fitted on MoE data (the GPU presets are the dense calibration's, sim/step/README.md). Skipped
-//   with a reason: GB200/GB300/B300 (no preset), the 25.09 alternate-granularity rows, Mixtral
+//   DGX-H100 / DGX-B200 with a modelled FP8 recipe, tokens/s per GPU. All judged: the GPU presets
+//   are the dense calibration's (sim/step/README.md), except fp8_blockwise_gemm_ratio, fitted on
+//   the ratio of one H100 pair (nemo_h100_fp8_blockwise_pair below). Skipped with a reason:
+//   GB200/GB300/B300 (no preset), the 25.09 alternate-granularity rows, Mixtral
 //   8x22B (the page's GBS / MBS cells are inconsistent, see the CSV note), Qwen3 (no preset).
 #pragma once
 
@@ -54,5 +55,18 @@ struct DeepSeekV3Run {
 
 // The NeMo MoE rows on `system` (DGX-H100, DGX-B200), deduplicated as nemo_cases does.
 std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std::string>* skipped = nullptr);
+
+// The calibration pair of the H100 blockwise-FP8 GEMM ratio (GpuSpec::fp8_blockwise_gemm_ratio):
+// Megatron-Bridge 25.09's DeepSeek-V3 (dropless) on 1,024 DGX-H100 with per-tensor FP8 (the
+// table's value) and, in parentheses on the same layout, "128x128 weights, 1x128 activations as
+// in DeepSeek-V3 pre-training": model TFLOP/s 338 and 330. Only their ratio is used (fitted by
+// `scripts/calibrate --gpu h100 --fp8-blockwise`); the per-tensor row stays a judged MoE row
+// (its level is not fitted), and DeepSeek-V3's own GPU-hours are judged, never fitted.
+struct Fp8BlockwisePair {
+  StepCase per_tensor;      // the nemo_moe_cases row, its own recipe
+  Scenario blockwise;       // the same sets with fp8_recipe: blockwise
+  double published_ratio = 0;  // blockwise over per-tensor model TFLOP/s
+};
+[[nodiscard]] Fp8BlockwisePair nemo_h100_fp8_blockwise_pair();
 
 }  // namespace fleetsim::step

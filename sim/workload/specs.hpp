@@ -117,8 +117,13 @@ enum class Precision { Bf16, Fp16, Fp8 };
 // - current: Float8CurrentScaling, one scale per tensor from the tensor itself (an extra amax
 //   pass before every cast; Megatron-Bridge 25.11 "FP8-CS");
 // - mxfp8: MXFP8BlockScaling, one E8M0 scale per 32 elements computed inside the cast (Blackwell
-//   tensor cores consume the scales; Megatron-Bridge "MXFP8" / "FP8-MX").
-enum class Fp8Recipe { Delayed, Current, Mxfp8 };
+//   tensor cores consume the scales; Megatron-Bridge "MXFP8" / "FP8-MX");
+// - blockwise: Float8BlockScaling, DeepSeek-V3's fine-grained scheme (arXiv:2412.19437 §3.3.2):
+//   one FP32 scale per 1 x 128 tile of activations and gradients and per 128 x 128 block of
+//   weights, computed inside the cast; on Hopper the GEMM applies the scales per 128-wide K
+//   slice (promotion to FP32 on CUDA cores), so it runs below the per-tensor FP8 GEMM, by the
+//   GPU's fp8_blockwise_gemm_ratio (Megatron-Bridge 25.09's H100 "alternate granularity").
+enum class Fp8Recipe { Delayed, Current, Mxfp8, Blockwise };
 
 struct TrainingSpec {
   int micro_batch_size = 1;                      // sequences

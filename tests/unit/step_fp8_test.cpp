@@ -1,6 +1,9 @@
 // FP8 training (Transformer Engine recipes, sim/step/fp8.hpp): what changes against bf16.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
+
+#include "sim/step/fp8.hpp"
 #include "sim/step/step_model.hpp"
 #include "tests/unit/test_fixtures.hpp"
 
@@ -60,4 +63,27 @@ TEST_CASE("current scaling pays an extra amax pass over delayed scaling", "[unit
   const StepResult current = evaluate_step(hopper_like(8), w);
   CHECK(current.iteration_time.si() > delayed.iteration_time.si());
   CHECK(current.iteration_time.si() < 1.1 * delayed.iteration_time.si());
+}
+
+TEST_CASE("blockwise scaling casts without an amax pass and runs its GEMMs at the GPU's blockwise ratio", "[unit]") {
+  // DeepSeek-V3's fine-grained FP8 (fp8.hpp): the cast computes each 1 x 128 tile's amax itself
+  // and writes FP32 tile scales; the GEMM applies them per 128-wide K slice.
+  CHECK(step::fp8_cast_bytes_per_element(Fp8Recipe::Blockwise) == Approx(4.0 + 8.0 / 128.0));
+  CHECK(step::fp8_cast_bytes_per_element(Fp8Recipe::Blockwise) < step::fp8_cast_bytes_per_element(Fp8Recipe::Current));
+  CHECK(step::fp8_cast_kernels(Fp8Recipe::Blockwise) == 1.0);
+  WorkloadSpec w = model();
+  w.training.precision = Precision::Fp8;
+  ClusterSpec c = hopper_like(1);  // compute only, as in the first test
+  w.training.fp8_recipe = Fp8Recipe::Delayed;
+  const double delayed = evaluate_step(c, w).iteration_time.si();
+  w.training.fp8_recipe = Fp8Recipe::Blockwise;
+  c.gpu.fp8_blockwise_gemm_ratio = 1.0;  // GEMMs as per-tensor: only the casts differ (a few bytes)
+  const double same_gemm = evaluate_step(c, w).iteration_time.si();
+  CHECK(same_gemm > delayed);
+  CHECK(same_gemm < 1.01 * delayed);
+  c.gpu.fp8_blockwise_gemm_ratio = 0.8;  // 25% longer FP8 GEMMs
+  const double slower = evaluate_step(c, w).iteration_time.si();
+  std::printf("  blockwise: delayed %.4f s, ratio 1 %.4f s, ratio 0.8 %.4f s\n", delayed, same_gemm, slower);
+  CHECK(slower > 1.05 * same_gemm);
+  CHECK(slower < 1.25 * same_gemm);  // the 16-bit kernels and the casts do not slow down
 }

@@ -210,7 +210,8 @@ S parallel_schema() {
       boolean("overlap_hbm_contention", "true",
               "memory-bound kernels overlapped with DP communication share HBM with it (false: no sharing)"),
       integer("fsdp_prefetch_ops", "1",
-              "ZeRO-3/FSDP: ops ahead a chunk's weights may be gathered (PyTorch FSDP limit_all_gathers: 1); "
+              "ZeRO-3/FSDP: ops ahead a unit's weights (a layer, the embedding, the head) may be gathered "
+              "(PyTorch FSDP limit_all_gathers: 1); "
               "0 = unlimited, gathers hide behind the whole pipeline", 0, 1000000),
       boolean("tp_comm_overlap", "false",
               "overlap TP all-gathers / reduce-scatters with the adjacent GEMMs (Megatron-core --tp-comm-overlap, "

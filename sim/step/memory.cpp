@@ -99,7 +99,8 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
   // docs/distrib_optimizer.md): 16-bit weights (2 B), fp32 main gradients (4 B), fp32 master
   // weights + Adam m and v (12 B) = 18 B/param; the distributed optimizer (ZeRO-1) shards the
   // 12 B over the data-parallel group, ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights
-  // (and keeps the chunk computing and the fsdp_prefetch_ops prefetched ones unsharded).
+  // (and keeps the unit computing and the fsdp_prefetch_ops prefetched ones unsharded; a unit is
+  // a layer, the embedding or the head: ChunkCost::largest_unit_params).
   const int zero = par.effective_zero_stage();
   const double wb = w.training.bytes_per_param;
   const double shard_dense = static_cast<double>(l.dp) * l.cp;
@@ -115,8 +116,9 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
                             : Bytes(0);
   const double T = static_cast<double>(l.micro_batch) * m.seq_length / l.cp;
   const double h = m.hidden_size;
-  double largest_chunk = 0;
-  for (const auto& c : costs.chunks) largest_chunk = std::max(largest_chunk, c.params);
+  // FSDP gathers one unit (a layer, the embedding, the head) at a time (ChunkCost).
+  double largest_unit = 0;
+  for (const auto& c : costs.chunks) largest_unit = std::max(largest_unit, c.largest_unit_params);
 
   for (int r = 0; r < l.pp; ++r) {
     StageMemory& s = out[static_cast<size_t>(r)];
@@ -134,10 +136,10 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
     // FP8 weight copies (and transposes) of the linear layers stay resident (fp8.hpp).
     if (w.training.precision == Precision::Fp8)
       s.weights += Bytes(costs.rank_linear_params[static_cast<size_t>(r)] * fp8_weight_copy_bytes(w.training.fp8_recipe));
-    // The chunk computing plus the fsdp_prefetch_ops chunks gathered ahead (0, "unlimited" in
+    // The unit computing plus the fsdp_prefetch_ops units gathered ahead (0, "unlimited" in
     // time, is held to one ahead in memory as before).
-    const double unsharded_chunks = 1.0 + std::max(1, par.fsdp_prefetch_ops);
-    if (sharded_weights) s.weights += Bytes(unsharded_chunks * largest_chunk * wb);
+    const double unsharded_units = 1.0 + std::max(1, par.fsdp_prefetch_ops);
+    if (sharded_weights) s.weights += Bytes(unsharded_units * largest_unit * wb);
     s.gradients = Bytes(shard(4.0, zero >= 2));
     s.optimizer = Bytes(shard(12.0, zero >= 1));
     s.activations = per_layer * in_flight.peak_layer_microbatches[static_cast<size_t>(r)] + working;

@@ -12,8 +12,10 @@
 //    network stalls (compose.cpp).
 // 2. ZeRO-3 / FSDP prefetch depth: only `fsdp_prefetch_ops` chunk gathers may be in flight ahead
 //    of the op computing (PyTorch FSDP `limit_all_gathers=True`: the current and the next unit's
-//    unsharded weights only; memory.cpp holds one prefetched chunk), so each gather hides behind
-//    at most that many preceding ops, not behind the whole pipeline.
+//    unsharded weights only; memory.cpp holds one prefetched unit: a layer, the embedding or the
+//    head), so each gather hides behind at most that many preceding ops, not behind the whole
+//    pipeline. Timed per chunk (compose.cpp): for a chunk of L equal layers the per-layer sum
+//    L max(0, g/L - d b/L) equals the chunk's max(0, g - d b).
 // 3. Compute slowed by concurrent collectives: an NCCL kernel holds one CTA per channel, each on
 //    an SM, for its whole duration, and moves its bytes through HBM several times; overlapped
 //    GEMMs run on the remaining SMs and memory-bound kernels share HBM. Sources: DeepSeek-V3

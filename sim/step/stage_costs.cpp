@@ -450,10 +450,12 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
     ch.params = dense.params * n_dense + moe.params * n_moe;
     ch.linear_params = dense.linear_params * n_dense + moe.linear_params * n_moe;
     ch.expert_params = moe.expert_params * n_moe;
+    ch.largest_unit_params = std::max(n_dense > 0 ? dense.params : 0.0, n_moe > 0 ? moe.params : 0.0);
     if (j == 0) {
       ch.has_embedding = true;
       ch.forward += emb_f; ch.backward += emb_b;
       ch.params += emb_params;
+      ch.largest_unit_params = std::max(ch.largest_unit_params, emb_params);
     }
     if (j == J - 1) {
       ch.has_logits = true;
@@ -471,9 +473,12 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
         ch.params += lay.params + 2.0 * c.h * c.h / c.t + 4.0 * c.h;
         ch.linear_params += lay.linear_params + 2.0 * c.h * c.h / c.t;
         ch.expert_params += lay.expert_params;
+        ch.largest_unit_params = std::max(ch.largest_unit_params, lay.params + 2.0 * c.h * c.h / c.t + 4.0 * c.h);
       }
-      ch.params += (m.untie_embeddings_and_output_weights || J > 1) ? out_params : 0.0;
+      const double head = (m.untie_embeddings_and_output_weights || J > 1) ? out_params : 0.0;
+      ch.params += head;
       ch.params += 2.0 * c.h;  // final norm
+      ch.largest_unit_params = std::max(ch.largest_unit_params, head + 2.0 * c.h);
     }
   }
   sc.rank_params.assign(static_cast<size_t>(l.pp), 0.0);

@@ -39,6 +39,11 @@ struct ChunkCost {
   double params = 0;         // parameters this chunk holds on one GPU (dense + local experts)
   double expert_params = 0;  // of which expert weights (reduced over the expert-DP group)
   double linear_params = 0;  // of which linear-layer weights (FP8 GEMMs and weight copies under fp8)
+  // The largest ZeRO-3 / FSDP unit in the chunk: one transformer layer (an MTP module), the
+  // embedding or the output head. FSDP gathers and frees weights one such unit at a time
+  // (PyTorch FSDP / FSDP2 wrap each transformer block; Megatron-FSDP likewise), whatever the
+  // pipeline chunk holds.
+  double largest_unit_params = 0;
 };
 
 // Collective volumes per rank and per iteration (for the SimGrid tier and the breakdown).

@@ -167,6 +167,25 @@ TEST_CASE("the distributed optimizer shards optimizer states over the data-paral
   CHECK(sharded.memory_per_gpu < plain.memory_per_gpu);
 }
 
+TEST_CASE("ZeRO-3 / FSDP keeps one layer unsharded plus the prefetched one, not the whole pipeline chunk", "[unit]") {
+  // FSDP gathers and frees one wrapped unit (a transformer block) at a time (PyTorch FSDP /
+  // FSDP2, Megatron-FSDP), so with PP 1 (one chunk of all 24 layers) the unsharded weights are
+  // two layers' worth, the same as with one layer per chunk.
+  WorkloadSpec w = gpt(24, 2048, 16);
+  w.training.global_batch_size = 256;
+  w.parallel.tensor_model_parallel_size = 1;
+  w.parallel.use_distributed_optimizer = true;
+  w.parallel.zero_stage = 3;
+  w.parallel.fsdp_reshard_after_forward = true;
+  const StepResult r = evaluate_step(cluster(64), w);
+  const double layer = 12.0 * 2048.0 * 2048.0;           // ~ the 12 h^2 weights of one layer
+  const double total = 24 * layer + 51200.0 * 2048.0;   // + the embedding (testing::gpt vocab)
+  const double bytes = r.peak_memory.weights.si();
+  CHECK(bytes > 2.0 * total / 64);                         // the shard plus something gathered
+  CHECK(bytes < 2.0 * total / 64 + 2.0 * 2.0 * 51200.0 * 2048.0 * 1.05);  // at most two of the largest unit (the embedding)
+  CHECK(bytes < 0.25 * 2.0 * total);                       // far below the whole model unsharded
+}
+
 TEST_CASE("a mixture-of-experts layer pays two all-to-alls per pass across expert-parallel ranks", "[unit]") {
   WorkloadSpec w = gpt(8, 4096, 32);
   w.model.num_experts = 8;

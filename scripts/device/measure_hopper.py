@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
 """Calibration measurements for the Hopper GPU presets (H100 / H200), on a lent H200.
 
-Why: the step model's Hopper parameters (gemm_efficiency, attention_efficiency, hbm_efficiency in
-models/gpus/h100-sxm-80gb.yaml and h200-sxm-141gb.yaml) are physical transfers, not measurements;
-gemm_efficiency carries an unsourced 0.96 sustained-clock factor. Issue 3 is blocked on exactly
-these numbers (sim/step/README.md, "Known gap"). H200 and H100 SXM share the GH100 die, its clocks
+Why: the step model's Hopper BF16 parameters (gemm_efficiency, attention_efficiency, hbm_efficiency
+in models/gpus/h100-sxm-80gb.yaml and h200-sxm-141gb.yaml) are third-party microbenchmarks, not
+measurements of the shapes that matter: gemm_efficiency 0.80 is the best-shape MAMF figure, and
+the public end-to-end BF16 H100 rows disagree with it by +-20% depending on the software stack
+(sim/step/README.md, "Known gap"). Whether Llama 3's +5 MFU-point gap at 8K/16K H100 (issue 12)
+is the hardware (the clock the 700 W limit allows on Llama 3's own GEMM shapes, sustained) or the
+stack is what measurement 1 below decides. H200 and H100 SXM share the GH100 die, its clocks
 and its 700 W limit, so compute-side figures measured here transfer to the H100 preset; memory-side
 figures are H200's own (HBM3e at 4.8 TB/s, not H100's 3.35).
 

@@ -151,23 +151,14 @@ const char* kBlockwiseBounds =
     "multiplies); lower: DeepGEMM's first-release peak of 1,350+ FP8 TFLOP/s on Hopper (deepseek-ai/DeepGEMM "
     "README, Feb 2025) over cuBLASLt's per-tensor 1,600-1,630 = 0.83, rounded down";
 
-// Throughput of the blockwise run over the per-tensor run of the pair at ratio r.
-double blockwise_over_per_tensor(const step::Fp8BlockwisePair& p, double r) {
-  ClusterSpec cl = p.blockwise.cluster;
-  cl.gpu.fp8_blockwise_gemm_ratio = r;
-  const double t_block = evaluate_step(cl, p.blockwise.workload).iteration_time.si();
-  const double t_tensor = evaluate_step(p.per_tensor.scenario.cluster, p.per_tensor.scenario.workload).iteration_time.si();
-  return t_tensor / t_block;
-}
-
 int fit_blockwise() {
   const step::Fp8BlockwisePair p = step::nemo_h100_fp8_blockwise_pair();
   const double preset = p.blockwise.cluster.gpu.fp8_blockwise_gemm_ratio;
   std::printf("calibration pair: %s\n  and the same layout with fp8_recipe blockwise\n", p.per_tensor.name.c_str());
   std::printf("published blockwise / per-tensor model TFLOP/s: %.4f\n", p.published_ratio);
-  std::printf("preset fp8_blockwise_gemm_ratio %.3f -> predicted %.4f\n", preset, blockwise_over_per_tensor(p, preset));
+  std::printf("preset fp8_blockwise_gemm_ratio %.3f -> predicted %.4f\n", preset, step::predicted_blockwise_ratio(p, preset));
   double lo = kBlockwiseLo, hi = kBlockwiseHi;
-  const double at_lo = blockwise_over_per_tensor(p, lo), at_hi = blockwise_over_per_tensor(p, hi);
+  const double at_lo = step::predicted_blockwise_ratio(p, lo), at_hi = step::predicted_blockwise_ratio(p, hi);
   if (p.published_ratio <= at_lo || p.published_ratio >= at_hi) {
     const double b = p.published_ratio <= at_lo ? lo : hi;
     std::printf("the published ratio is outside what the bounds give (%.4f .. %.4f)\n", at_lo, at_hi);
@@ -176,11 +167,11 @@ int fit_blockwise() {
   }
   for (int it = 0; it < 40; ++it) {  // the throughput ratio rises monotonically with r
     const double mid = 0.5 * (lo + hi);
-    (blockwise_over_per_tensor(p, mid) < p.published_ratio ? lo : hi) = mid;
+    (step::predicted_blockwise_ratio(p, mid) < p.published_ratio ? lo : hi) = mid;
   }
   const double r = 0.5 * (lo + hi);
   std::printf("fitted -> predicted %.4f\n\nfitted parameter (paste into models/gpus/h100-sxm-80gb.yaml, h800, h200):\n",
-              blockwise_over_per_tensor(p, r));
+              step::predicted_blockwise_ratio(p, r));
   std::printf("  fp8_blockwise_gemm_ratio: %.3f   bound [%.2f, %.2f]: %s\n", r, kBlockwiseLo, kBlockwiseHi, kBlockwiseBounds);
   return 0;
 }

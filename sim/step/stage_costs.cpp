@@ -470,10 +470,12 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
         ch.forward += lay.fwd; ch.forward += log_f; ch.forward += pf;
         ch.backward += lay.bwd; ch.backward += log_b; ch.backward += pb;
         ch.recompute += lay.recompute;
-        ch.params += lay.params + 2.0 * c.h * c.h / c.t + 4.0 * c.h;
-        ch.linear_params += lay.linear_params + 2.0 * c.h * c.h / c.t;
+        const double projection = 2.0 * c.h * c.h / c.t;
+        const double module_params = lay.params + projection + 4.0 * c.h;  // + its two norms
+        ch.params += module_params;
+        ch.linear_params += lay.linear_params + projection;
         ch.expert_params += lay.expert_params;
-        ch.largest_unit_params = std::max(ch.largest_unit_params, lay.params + 2.0 * c.h * c.h / c.t + 4.0 * c.h);
+        ch.largest_unit_params = std::max(ch.largest_unit_params, module_params);
       }
       const double head = (m.untie_embeddings_and_output_weights || J > 1) ? out_params : 0.0;
       ch.params += head;

@@ -293,6 +293,10 @@ bool newer_release(const std::string& a, const std::string& b) { return a > b; }
 
 }  // namespace
 
+bool nemo_alternate_granularity(const std::string& precision_label) {
+  return precision_label.find("alternate") != std::string::npos;
+}
+
 int nemo_int_or(const CsvTable& t, size_t row, const char* col, int fallback) {
   const std::string& v = t.at(row, col);
   return v.empty() || v == "n/a" ? fallback : t.integer(row, col);
@@ -321,7 +325,7 @@ std::vector<NemoRow> pick_nemo_rows(const CsvTable& t, const std::string& system
       continue;
     }
     const std::string recipe = nemo_recipe(cell(i, "precision"), release);
-    if (cell(i, "precision").find("alternate") != std::string::npos && system == "DGX-H100") {
+    if (nemo_alternate_granularity(cell(i, "precision")) && system == "DGX-H100") {
       note(what + ": calibration pair of fp8_blockwise_gemm_ratio (scripts/calibrate --gpu h100 --fp8-blockwise), not judged");
       continue;
     }

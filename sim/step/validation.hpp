@@ -64,6 +64,10 @@ constexpr int kNemoCalibrationMaxGpus = 16;
 // Row picking shared by the dense (nemo_cases) and the MoE (validation_moe.hpp) NeMo tables.
 // An integer cell of nemo_perf_summary.csv, `fallback` when it is empty or "n/a".
 [[nodiscard]] int nemo_int_or(const CsvTable& table, size_t row, const char* col, int fallback);
+
+// Whether a precision label is a 25.09 "alternate quantization granularity" (parenthesised) value:
+// blockwise 128x128 / 1x128 on DGX-H100, 32x32 on Blackwell.
+[[nodiscard]] bool nemo_alternate_granularity(const std::string& precision_label);
 // A picked row with its catalog workload and Transformer Engine recipe.
 struct NemoRow {
   size_t row = 0;

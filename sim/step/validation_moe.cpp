@@ -208,8 +208,7 @@ Fp8BlockwisePair nemo_h100_fp8_blockwise_pair() {
   double main_tflops = 0, alt_tflops = 0;
   for (size_t i = 0; i < t.rows.size(); ++i) {
     if (t.at(i, "release") != release || t.at(i, "system") != "DGX-H100" || t.at(i, "model") != model) continue;
-    const bool alt = t.at(i, "precision").find("alternate") != std::string::npos;
-    (alt ? alt_tflops : main_tflops) = t.num(i, "model_tflops_per_gpu");
+    (nemo_alternate_granularity(t.at(i, "precision")) ? alt_tflops : main_tflops) = t.num(i, "model_tflops_per_gpu");
   }
   if (main_tflops <= 0 || alt_tflops <= 0)
     throw ConfigError(t.path, "model_tflops_per_gpu",
@@ -223,7 +222,14 @@ Fp8BlockwisePair nemo_h100_fp8_blockwise_pair() {
   sets.push_back(set(kTrain + "fp8_recipe", "blockwise"));
   p.blockwise = config::load_scenario(p.per_tensor.base, sets);
   p.published_ratio = alt_tflops / main_tflops;
+  p.per_tensor_iteration = evaluate_step(p.per_tensor.scenario.cluster, p.per_tensor.scenario.workload).iteration_time;
   return p;
+}
+
+double predicted_blockwise_ratio(const Fp8BlockwisePair& p, double ratio) {
+  ClusterSpec cl = p.blockwise.cluster;
+  cl.gpu.fp8_blockwise_gemm_ratio = ratio;
+  return p.per_tensor_iteration.si() / evaluate_step(cl, p.blockwise.workload).iteration_time.si();
 }
 
 }  // namespace fleetsim::step

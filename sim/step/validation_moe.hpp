@@ -66,7 +66,11 @@ struct Fp8BlockwisePair {
   StepCase per_tensor;      // the nemo_moe_cases row, its own recipe
   Scenario blockwise;       // the same sets with fp8_recipe: blockwise
   double published_ratio = 0;  // blockwise over per-tensor model TFLOP/s
+  Seconds per_tensor_iteration;  // the step model's iteration of `per_tensor` (the ratio does not touch it)
 };
 [[nodiscard]] Fp8BlockwisePair nemo_h100_fp8_blockwise_pair();
+// The step model's blockwise over per-tensor throughput of the pair with `ratio` as the GPU's
+// fp8_blockwise_gemm_ratio (what the calibration bisects and its test checks).
+[[nodiscard]] double predicted_blockwise_ratio(const Fp8BlockwisePair& p, double ratio);
 
 }  // namespace fleetsim::step

@@ -1,6 +1,7 @@
 // Kokolis et al. HPCA'25 (arXiv:2410.21680), Meta's RSC clusters: job MTTI from the meta-rsc
 // profiles, and the paper's E[ETTR] examples against the closed form, the simulation and a Markov
-// model. Judged (the meta-rsc profiles' rates are the paper's own figures).
+// model. The MTTI cases are calibration (the meta-rsc profiles carry the paper's own rates); the
+// ETTR cases are judged.
 #include "sim/reproduce/run_sources.hpp"
 
 #include "sim/run/ettr_estimators.hpp"

@@ -1,5 +1,6 @@
 // Llama 3 (arXiv:2407.21783) §3.3.4: interruptions of the 54-day 405B pre-training on 16,384 H100
-// (Table 5, data/validation/llama3_table5_interruptions.csv) and its ETTR. Judged.
+// (Table 5, data/validation/llama3_table5_interruptions.csv) and its ETTR. The counts and shares are
+// calibration (the llama3-h100 profile is Table 5 over 54 days); the ETTR (> 90%) is judged.
 #include "sim/reproduce/run_sources.hpp"
 
 #include <cctype>

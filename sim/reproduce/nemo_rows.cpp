@@ -14,7 +14,7 @@ namespace {
 // recipe (their performance scripts' default for H100); "MXFP8"/"FP8-MX" is MXFP8 block scaling.
 // The 25.09 "alternate granularity" rows are not judged: the H100 one (blockwise 128x128 / 1x128,
 // tokens/s not given) is half of the calibration pair of fp8_blockwise_gemm_ratio
-// (validation_moe.hpp); B200's 32x32 granularity and NVFP4 are not modelled.
+// (nemo_moe.cpp); B200's 32x32 granularity and NVFP4 are not modelled.
 std::string nemo_recipe(const std::string& label, const std::string& release) {
   if (label == "MXFP8" || label == "FP8-MX") return "mxfp8";
   if (label == "FP8-CS") return "current";

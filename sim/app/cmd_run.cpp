@@ -15,6 +15,7 @@
 #include "sim/pipeline/run_pipeline.hpp"
 #include "sim/pipeline/run_trace.hpp"
 #include "sim/results/progress.hpp"
+#include "sim/uncertainty/annotate.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -28,7 +29,56 @@ struct RunArgs {
   long long seed = -1;
   int threads = 0;
   bool json = false;
+  double level = 0.8;  // of the intervals beside the headline numbers (sim/uncertainty)
 };
+
+// Intervals of the run's headline numbers (sim/uncertainty/README.md, "Run intervals"): the step
+// model's model-form interval, the Monte-Carlo spread of one run's outcome over the replications,
+// and, for the quantity that scales with the iteration time (wall-clock of a token budget, or
+// tokens in a fixed duration), the two combined.
+struct RunUncertainty {
+  uncertainty::StepUncertainty step;
+  uncertainty::Interval iteration_time, mfu, ettr, wall_clock_days, tokens_trained;
+};
+
+RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, double level) {
+  RunUncertainty u;
+  u.step = uncertainty::scenario_step_uncertainty(s, level);
+  u.iteration_time = uncertainty::time_interval(r.step.iteration_time.si(), u.step);
+  u.mfu = uncertainty::rate_interval(r.step.mfu, u.step);
+  std::vector<double> ettr, days, tokens;
+  for (const auto& rep : r.run.replications) {
+    ettr.push_back(rep.ettr);
+    days.push_back(rep.wall_clock_days);
+    tokens.push_back(rep.tokens_trained);
+  }
+  // ETTR is a ratio of times that both scale with the run's length: the step time's error moves
+  // it only through second-order terms (checkpoint cadence in iterations), so its interval is the
+  // Monte-Carlo spread alone.
+  u.ettr = uncertainty::sample_interval(ettr, level);
+  u.wall_clock_days = uncertainty::sample_interval(days, level);
+  u.tokens_trained = uncertainty::sample_interval(tokens, level);
+  if (s.workload.training.train_tokens.si() > 0)
+    u.wall_clock_days = uncertainty::combine_with_step(u.wall_clock_days, u.step);
+  else
+    u.tokens_trained = uncertainty::combine_with_step(u.tokens_trained, u.step);
+  return u;
+}
+
+void print_uncertainty(const RunUncertainty& u, std::ostream& out) {
+  char buf[768];
+  std::snprintf(buf, sizeof buf,
+                "\n%.0f%% intervals (model-form error of the step model and Monte-Carlo spread, sim/uncertainty)\n"
+                "  time of one training iteration  [%.4g, %.4g] s\n"
+                "  model FLOPs utilization         [%.4f, %.4f]\n"
+                "  ETTR                            [%.4f, %.4f]\n"
+                "  wall-clock                      [%.4g, %.4g] d\n"
+                "  tokens trained                  [%.4g, %.4g]\n",
+                100 * u.step.level, u.iteration_time.lo, u.iteration_time.hi, u.mfu.lo, u.mfu.hi, u.ettr.lo, u.ettr.hi,
+                u.wall_clock_days.lo, u.wall_clock_days.hi, u.tokens_trained.lo, u.tokens_trained.hi);
+  out << buf << "  provenance: " << uncertainty::grade_name(u.step.provenance.grade) << " - " << u.step.provenance.why
+      << "\n";
+}
 
 void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out) {
   out << "fleetsim run: " << s.description << "\n  scenario " << s.file << ", seed " << s.run.seed << ", "
@@ -66,6 +116,7 @@ void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out
 
 void run(const RunArgs& a) {
   const auto start = std::chrono::steady_clock::now();
+  uncertainty::check_level(a.level, "--level");
   std::vector<std::string> sets = a.sets;
   if (a.replications > 0) sets.push_back("run.replications=" + std::to_string(a.replications));
   if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));
@@ -106,6 +157,7 @@ void run(const RunArgs& a) {
     w.write(a.trace);
     std::cerr << "trace: " << w.events() << " events of replication 0 written to " << a.trace << "\n";
   }
+  const RunUncertainty u = run_uncertainty(s, r, a.level);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (a.json) {
     Json j = Json::object();
@@ -115,10 +167,21 @@ void run(const RunArgs& a) {
     j["replications"] = s.run.replications;
     Json body = r.report.to_json();
     for (const auto& [k, v] : body.as_object()) j[k] = v;
+    // Beside the headline numbers: <key>_interval and one provenance per section (DESIGN.md §5).
+    j["step"] = uncertainty::with_intervals(j["step"], {{"iteration_time_s", u.iteration_time}, {"mfu", u.mfu}});
+    j["step"]["provenance"] = uncertainty::provenance_json(u.step.provenance);
+    j["run"] = uncertainty::with_intervals(
+        j["run"], {{"ettr", u.ettr}, {"wall_clock_days", u.wall_clock_days}, {"tokens_trained", u.tokens_trained}});
+    uncertainty::Provenance run_prov = u.step.provenance;
+    run_prov.why = "Monte-Carlo spread over " + std::to_string(r.run.replications.size()) +
+                   " replications; the step time's model-form error: " + u.step.provenance.why +
+                   " (the failure model is not graded yet)";
+    j["run"]["provenance"] = uncertainty::provenance_json(run_prov);
     j["host"]["wall_time_s"] = wall;
     std::cout << j.dump(2) << "\n";
   } else {
     print_summary(s, r, std::cout);
+    print_uncertainty(u, std::cout);
     if (!a.output.empty()) std::cout << "\nresults written to " << a.output << "\n";
     char buf[64];
     std::snprintf(buf, sizeof buf, "(%.2f s wall)\n", wall);
@@ -139,6 +202,7 @@ void add_run_command(CLI::App& app) {
   c->add_option("--seed", args->seed, "base random seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
   c->add_option("--threads", args->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
   c->add_flag("--json", args->json, "print the summary as JSON");
+  c->add_option("--level", args->level, "level of the intervals beside the headline numbers, in (0, 1) (default 0.8)");
   c->add_option("--trace", args->trace,
                 "write replication 0's states on a time axis as Chrome trace-event JSON (ui.perfetto.dev)");
   c->callback([args] { run(*args); });

@@ -65,6 +65,37 @@ RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, doubl
   return u;
 }
 
+// The run section's provenance: the step grade, the replications, the failure model's status.
+uncertainty::Provenance run_provenance(const RunUncertainty& u, const PipelineResult& r) {
+  uncertainty::Provenance p = u.step.provenance;
+  p.why = "Monte-Carlo spread over " + std::to_string(r.run.replications.size()) +
+          " replications; the step time's model-form error: " + u.step.provenance.why +
+          " (the failure model is not graded yet)";
+  return p;
+}
+
+// HDF5: interval_lo, interval_hi, interval_level on each headline dataset; provenance_grade,
+// provenance_why, provenance_sources on the /metrics/step and /metrics/run groups.
+void annotate_results(ResultsFile& f, const RunUncertainty& u, const PipelineResult& r) {
+  const std::pair<const char*, const uncertainty::Interval*> values[] = {
+      {"step.iteration_time_s", &u.iteration_time}, {"step.mfu", &u.mfu}, {"run.ettr", &u.ettr},
+      {"run.wall_clock_days", &u.wall_clock_days}, {"run.tokens_trained", &u.tokens_trained}};
+  for (const auto& [name, i] : values) {
+    f.metric_attribute(name, "interval_lo", i->lo);
+    f.metric_attribute(name, "interval_hi", i->hi);
+    f.metric_attribute(name, "interval_level", i->level);
+  }
+  const std::pair<const char*, uncertainty::Provenance> sections[] = {{"step", u.step.provenance},
+                                                                      {"run", run_provenance(u, r)}};
+  for (const auto& [section, p] : sections) {
+    std::string sources;
+    for (const auto& src : p.sources) sources += (sources.empty() ? "" : "; ") + src;
+    f.metric_attribute(section, "provenance_grade", uncertainty::grade_name(p.grade));
+    f.metric_attribute(section, "provenance_why", p.why);
+    f.metric_attribute(section, "provenance_sources", sources);
+  }
+}
+
 void print_uncertainty(const RunUncertainty& u, std::ostream& out) {
   char buf[768];
   std::snprintf(buf, sizeof buf,
@@ -146,10 +177,11 @@ void run(const RunArgs& a) {
   PipelineResult r = run_pipeline(s, opt);
   progress.reset();
   if (!world.root()) return;
+  const RunUncertainty u = run_uncertainty(s, r, a.level);
   if (!a.output.empty()) {
     std::string command = "fleetsim run " + (a.scenario.empty() ? std::string("(default)") : a.scenario);
     for (const auto& set : a.sets) command += " --set " + set;
-    write_results_file(a.output, s, r, command);
+    write_results_file(a.output, s, r, command, [&](ResultsFile& f) { annotate_results(f, u, r); });
   }
   if (!a.trace.empty()) {
     TraceWriter w;
@@ -157,7 +189,6 @@ void run(const RunArgs& a) {
     w.write(a.trace);
     std::cerr << "trace: " << w.events() << " events of replication 0 written to " << a.trace << "\n";
   }
-  const RunUncertainty u = run_uncertainty(s, r, a.level);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (a.json) {
     Json j = Json::object();
@@ -172,11 +203,7 @@ void run(const RunArgs& a) {
     j["step"]["provenance"] = uncertainty::provenance_json(u.step.provenance);
     j["run"] = uncertainty::with_intervals(
         j["run"], {{"ettr", u.ettr}, {"wall_clock_days", u.wall_clock_days}, {"tokens_trained", u.tokens_trained}});
-    uncertainty::Provenance run_prov = u.step.provenance;
-    run_prov.why = "Monte-Carlo spread over " + std::to_string(r.run.replications.size()) +
-                   " replications; the step time's model-form error: " + u.step.provenance.why +
-                   " (the failure model is not graded yet)";
-    j["run"]["provenance"] = uncertainty::provenance_json(run_prov);
+    j["run"]["provenance"] = uncertainty::provenance_json(run_provenance(u, r));
     j["host"]["wall_time_s"] = wall;
     std::cout << j.dump(2) << "\n";
   } else {

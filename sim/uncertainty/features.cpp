@@ -33,4 +33,9 @@ StepFeatures step_features(const Scenario& s) {
   return f;
 }
 
+StepFeatures with_layout(StepFeatures f, int tp, int pp, int cp) {
+  if (f.regime != "moe") f.regime = tp == 1 && pp == 1 && cp == 1 ? "dense-dp" : "dense-mp";
+  return f;
+}
+
 }  // namespace fleetsim::uncertainty

@@ -18,6 +18,9 @@ struct StepFeatures {
 };
 
 [[nodiscard]] StepFeatures step_features(const Scenario& s);
+// The same scenario with another parallel layout (fleetsim search's candidates): the regime follows
+// the layout; GPU, precision, GPU count and model stay.
+[[nodiscard]] StepFeatures with_layout(StepFeatures f, int tp, int pp, int cp);
 [[nodiscard]] std::string precision_name(Precision p);
 
 }  // namespace fleetsim::uncertainty

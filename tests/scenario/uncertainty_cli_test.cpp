@@ -52,3 +52,19 @@ TEST_CASE("step and run --json put <key>_interval beside the headline values and
   CHECK(text.out.find("80% intervals") != std::string::npos);
   CHECK(text.out.find("provenance: ") != std::string::npos);
 }
+
+TEST_CASE("search --rank-by takes point or a pessimistic percentile; the JSON says each pick's chance to beat the "
+          "scenario's layout", "[scenario][uncertainty]") {
+  const auto bad = run_fleetsim("search --top 2 --rank-by p20");
+  INFO(bad.out);
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("--rank-by") != std::string::npos);
+  const auto lvl = run_fleetsim("search --top 2 --level 0");
+  CHECK(lvl.code == 2);
+  CHECK(lvl.out.find("--level") != std::string::npos);
+  const auto j = run_fleetsim("search --top 2 --rank-by p90 --json");
+  REQUIRE(j.code == 0);
+  CHECK(j.out.find("\"ranked_by\": \"p90\"") != std::string::npos);
+  CHECK(j.out.find("\"probability_beats_baseline\": ") != std::string::npos);
+  CHECK(j.out.find("\"iteration_time_s_interval\": {") != std::string::npos);
+}

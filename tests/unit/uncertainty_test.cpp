@@ -7,6 +7,7 @@
 
 #include "sim/core/error.hpp"
 #include "sim/uncertainty/annotate.hpp"
+#include "sim/uncertainty/compare.hpp"
 #include "sim/uncertainty/coverage.hpp"
 
 using namespace fleetsim;
@@ -137,4 +138,28 @@ TEST_CASE("intervals sit right after their key; Monte-Carlo and model-form error
   const Interval both = combine_with_step(mc, u);
   CHECK(std::log(both.hi / 100) == Approx(std::hypot(std::log(1.1), std::log(1.2))));
   CHECK(both.lo * both.hi == Approx(100.0 * 100.0));
+}
+
+TEST_CASE("search's comparison: normal quantile, the chance one layout is faster, a pessimistic time",
+          "[unit][uncertainty]") {
+  CHECK(normal_quantile(0.5) == Approx(0.0).margin(1e-12));
+  CHECK(normal_quantile(0.9) == Approx(1.2815515655).epsilon(1e-9));
+  CHECK(normal_quantile(0.975) == Approx(1.9599639845).epsilon(1e-9));
+  StepUncertainty u;
+  u.level = 0.8;
+  u.half_width = 1.2815515655 * 0.1;  // sigma 0.1 in log T
+  CHECK(log_sigma(u) == Approx(0.1).epsilon(1e-9));
+  CHECK(probability_faster(1.0, u, 1.0, u) == Approx(0.5));
+  // d = log(1.1), sigma = 0.1 sqrt 2: P = Phi(0.6739) = 0.7498.
+  CHECK(probability_faster(1.0, u, 1.1, u) == Approx(0.7498).margin(1e-3));
+  CHECK(probability_faster(1.1, u, 1.0, u) == Approx(1 - 0.7498).margin(1e-3));
+  CHECK(time_quantile(2.0, u, 0.9) == Approx(2.0 * std::exp(0.128155)).epsilon(1e-5));
+  CHECK(time_quantile(2.0, u, 0.5) == Approx(2.0));
+}
+
+TEST_CASE("a search candidate's regime follows its layout", "[unit][uncertainty]") {
+  const StepFeatures f{"g", "bf16", "dense-mp", 64, 8};
+  CHECK(with_layout(f, 1, 1, 1).regime == "dense-dp");
+  CHECK(with_layout(f, 1, 2, 1).regime == "dense-mp");
+  CHECK(with_layout(StepFeatures{"g", "fp8", "moe", 64, 8}, 1, 1, 1).regime == "moe");
 }

@@ -2,6 +2,8 @@
 // a summary table (or JSON) and optionally writes the HDF5 results file and, with --trace, the
 // states of replication 0 as a Perfetto timeline (sim/pipeline/run_trace.hpp).
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -10,12 +12,14 @@
 #include "sim/app/command.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/mpi/run.hpp"
 #include "sim/mpi/world.hpp"
 #include "sim/pipeline/run_pipeline.hpp"
 #include "sim/pipeline/run_trace.hpp"
 #include "sim/results/progress.hpp"
 #include "sim/uncertainty/annotate.hpp"
+#include "sim/uncertainty/compare.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -25,7 +29,8 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string output;
   std::string trace;
-  int replications = 0;
+  std::string replications;  // a count, or "auto" (issue 25): until the ETTR half-width < precision
+  double precision = 0.001;  // --precision: ETTR half-width target of auto, 0.1 point
   long long seed = -1;
   int threads = 0;
   bool json = false;
@@ -145,11 +150,44 @@ void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out
   }
 }
 
+// --replications: "" (the scenario's), "auto", or a count 1..kMaxReplications.
+int parse_replications(const std::string& v) {
+  if (v.empty() || v == "auto") return 0;
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (!end || *end != '\0' || n < 1 || n > limits::kMaxReplications)
+    throw ConfigError("", "--replications", "'" + v + "' is not valid; use a count from 1 to " +
+                                                std::to_string(limits::kMaxReplications) + " or auto");
+  return static_cast<int>(n);
+}
+
+// Adaptive replications (issue 25; sim/uncertainty/README.md, "Adaptive replications"): the
+// Monte-Carlo half-width of the mean ETTR at `level`, z * sd / sqrt(n) (central limit theorem).
+double ettr_half_width(const PipelineResult& r, double level) {
+  const size_t n = r.run.replications.size();
+  if (n < 2) return INFINITY;
+  double mean = 0, ss = 0;
+  for (const auto& rep : r.run.replications) mean += rep.ettr;
+  mean /= static_cast<double>(n);
+  for (const auto& rep : r.run.replications) ss += (rep.ettr - mean) * (rep.ettr - mean);
+  const double sd = std::sqrt(ss / static_cast<double>(n - 1));
+  return uncertainty::normal_quantile((1 + level) / 2) * sd / std::sqrt(static_cast<double>(n));
+}
+
+// First count of auto and the most it doubles to.
+constexpr int kAutoFirst = 20;
+constexpr int kAutoMost = 10240;
+
 void run(const RunArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   uncertainty::check_level(a.level, "--level");
+  const bool autorep = a.replications == "auto";
+  const int replications = parse_replications(a.replications);
+  if (!(a.precision > 0 && a.precision < 1))
+    throw ConfigError("", "--precision", "the ETTR half-width must lie in (0, 1), e.g. 0.001 for 0.1 point");
   std::vector<std::string> sets = a.sets;
-  if (a.replications > 0) sets.push_back("run.replications=" + std::to_string(a.replications));
+  if (replications > 0) sets.push_back("run.replications=" + std::to_string(replications));
+  if (autorep) sets.push_back("run.replications=" + std::to_string(kAutoFirst));
   if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));
   Scenario s = config::load_scenario(a.scenario, sets);
   if (!a.trace.empty()) {  // refuse an unwritable trace path before the run, not after it
@@ -174,7 +212,25 @@ void run(const RunArgs& a) {
     opt.progress = [progress](int, int) { progress->advance(); };
   }
   opt.record_timeline = !a.trace.empty();
+  if (autorep && world.size > 1)
+    throw ConfigError("", "--replications", "auto runs in one process; give a count under mpirun");
   PipelineResult r = run_pipeline(s, opt);
+  // auto: double the count until the half-width is met. Replication i's streams depend only on
+  // (seed, i) (sim/run/rng.hpp), so the result is the same as a fixed run of the final count, and
+  // the doubling costs at most twice that run.
+  int auto_batches = 1;
+  double auto_half_width = autorep ? ettr_half_width(r, a.level) : 0;
+  while (autorep && auto_half_width > a.precision && s.run.replications < kAutoMost) {
+    s.run.replications = std::min(2 * s.run.replications, kAutoMost);
+    if (progress) progress = std::make_shared<Progress>("replications", s.run.replications);
+    r = run_pipeline(s, opt);
+    auto_half_width = ettr_half_width(r, a.level);
+    ++auto_batches;
+  }
+  if (autorep)
+    std::cerr << "replications auto: " << s.run.replications << " replications (" << auto_batches
+              << " batches), ETTR half-width " << auto_half_width << " at " << a.level << " (target " << a.precision
+              << ")\n";
   progress.reset();
   if (!world.root()) return;
   const RunUncertainty u = run_uncertainty(s, r, a.level);
@@ -196,6 +252,13 @@ void run(const RunArgs& a) {
     j["description"] = s.description;
     j["seed"] = static_cast<double>(s.run.seed);
     j["replications"] = s.run.replications;
+    if (autorep) {
+      j["replications_auto"]["used"] = s.run.replications;
+      j["replications_auto"]["ettr_half_width"] = auto_half_width;
+      j["replications_auto"]["precision"] = a.precision;
+      j["replications_auto"]["level"] = a.level;
+      j["replications_auto"]["reached"] = auto_half_width <= a.precision;
+    }
     Json body = r.report.to_json();
     for (const auto& [k, v] : body.as_object()) j[k] = v;
     // Beside the headline numbers: <key>_interval and one provenance per section (DESIGN.md §5).
@@ -224,8 +287,10 @@ void add_run_command(CLI::App& app) {
   c->add_option("SCENARIO", args->scenario, "scenario file or name (default: llama3-405b-16k)");
   c->add_option("--set", args->sets, "override a key: --set cluster.gpus=8192 (repeatable)");
   c->add_option("-o,--output", args->output, "write the HDF5 results file");
-  c->add_option("--replications", args->replications, "Monte-Carlo replications (overrides run.replications)")
-      ->check(CLI::Range(1, 1000000));
+  c->add_option("--replications", args->replications,
+                "Monte-Carlo replications (overrides run.replications), or auto: double from 20 until the "
+                "ETTR half-width at --level is below --precision");
+  c->add_option("--precision", args->precision, "ETTR half-width target of --replications auto (default 0.001 = 0.1 point)");
   c->add_option("--seed", args->seed, "base random seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
   c->add_option("--threads", args->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
   c->add_flag("--json", args->json, "print the summary as JSON");

@@ -68,3 +68,22 @@ TEST_CASE("search --rank-by takes point or a pessimistic percentile; the JSON sa
   CHECK(j.out.find("\"probability_beats_baseline\": ") != std::string::npos);
   CHECK(j.out.find("\"iteration_time_s_interval\": {") != std::string::npos);
 }
+
+TEST_CASE("run --replications auto doubles until the ETTR half-width is met, says how many, and equals a fixed run "
+          "of that count", "[scenario][uncertainty]") {
+  const auto a = run_fleetsim("run --json --replications auto --precision 0.0005");
+  REQUIRE(a.code == 0);
+  INFO(a.out.substr(0, 400));
+  const auto used_at = a.out.find("\"used\": ");
+  REQUIRE(used_at != std::string::npos);
+  const int used = std::stoi(a.out.substr(used_at + 8));
+  CHECK(used > 20);  // 0.05 point needs more than the first 20 on the default scenario
+  CHECK(a.out.find("\"reached\": true") != std::string::npos);
+  const auto b = run_fleetsim("run --json --replications " + std::to_string(used));
+  REQUIRE(b.code == 0);
+  auto ettr = [](const std::string& out) { return out.substr(out.find("\"ettr\": {"), 120); };
+  CHECK(ettr(a.out) == ettr(b.out));
+  const auto bad = run_fleetsim("run --replications auto --precision 0");
+  CHECK(bad.code == 2);
+  CHECK(bad.out.find("--precision") != std::string::npos);
+}

@@ -44,6 +44,7 @@ struct RunArgs {
 struct RunUncertainty {
   uncertainty::StepUncertainty step;
   uncertainty::Interval iteration_time, mfu, ettr, wall_clock_days, tokens_trained;
+  uncertainty::Interval effective_utilization;  // the waterfall's product
 };
 
 RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, double level) {
@@ -63,6 +64,11 @@ RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, doubl
   u.ettr = uncertainty::sample_interval(ettr, level);
   u.wall_clock_days = uncertainty::sample_interval(days, level);
   u.tokens_trained = uncertainty::sample_interval(tokens, level);
+  // The waterfall's effective utilization is proportional to MFU (single-GPU x scaling), so to
+  // 1 / T: its replications' range combined with the step interval.
+  std::vector<double> eu;
+  for (const auto& f : r.facility) eu.push_back(f.effective_utilization());
+  u.effective_utilization = uncertainty::combine_with_step(uncertainty::sample_interval(eu, level), u.step);
   if (s.workload.training.train_tokens.si() > 0)
     u.wall_clock_days = uncertainty::combine_with_step(u.wall_clock_days, u.step);
   else
@@ -84,8 +90,10 @@ uncertainty::Provenance run_provenance(const RunUncertainty& u, const PipelineRe
 void annotate_results(ResultsFile& f, const RunUncertainty& u, const PipelineResult& r) {
   const std::pair<const char*, const uncertainty::Interval*> values[] = {
       {"step.iteration_time_s", &u.iteration_time}, {"step.mfu", &u.mfu}, {"run.ettr", &u.ettr},
-      {"run.wall_clock_days", &u.wall_clock_days}, {"run.tokens_trained", &u.tokens_trained}};
+      {"run.wall_clock_days", &u.wall_clock_days}, {"run.tokens_trained", &u.tokens_trained},
+      {"facility.effective_utilization.value", &u.effective_utilization}};
   for (const auto& [name, i] : values) {
+    if (r.facility.empty() && std::string(name).rfind("facility.", 0) == 0) continue;
     f.metric_attribute(name, "interval_lo", i->lo);
     f.metric_attribute(name, "interval_hi", i->hi);
     f.metric_attribute(name, "interval_level", i->level);
@@ -109,9 +117,11 @@ void print_uncertainty(const RunUncertainty& u, std::ostream& out) {
                 "  model FLOPs utilization         [%.4f, %.4f]\n"
                 "  ETTR                            [%.4f, %.4f]\n"
                 "  wall-clock                      [%.4g, %.4g] d\n"
-                "  tokens trained                  [%.4g, %.4g]\n",
+                "  tokens trained                  [%.4g, %.4g]\n"
+                "  effective utilization           [%.3f, %.3f]\n",
                 100 * u.step.level, u.iteration_time.lo, u.iteration_time.hi, u.mfu.lo, u.mfu.hi, u.ettr.lo, u.ettr.hi,
-                u.wall_clock_days.lo, u.wall_clock_days.hi, u.tokens_trained.lo, u.tokens_trained.hi);
+                u.wall_clock_days.lo, u.wall_clock_days.hi, u.tokens_trained.lo, u.tokens_trained.hi,
+                u.effective_utilization.lo, u.effective_utilization.hi);
   out << buf << "  provenance: " << uncertainty::grade_name(u.step.provenance.grade) << " - " << u.step.provenance.why
       << "\n";
 }
@@ -267,6 +277,9 @@ void run(const RunArgs& a) {
     j["run"] = uncertainty::with_intervals(
         j["run"], {{"ettr", u.ettr}, {"wall_clock_days", u.wall_clock_days}, {"tokens_trained", u.tokens_trained}});
     j["run"]["provenance"] = uncertainty::provenance_json(run_provenance(u, r));
+    if (!r.facility.empty())
+      j["facility"]["effective_utilization"] = uncertainty::with_intervals(
+          j["facility"]["effective_utilization"], {{"value", u.effective_utilization}});
     j["host"]["wall_time_s"] = wall;
     std::cout << j.dump(2) << "\n";
   } else {

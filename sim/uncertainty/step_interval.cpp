@@ -11,9 +11,10 @@
 namespace fleetsim::uncertainty {
 namespace {
 
-std::string fmt_range(double lo, double hi, const char* unit) {
+// "64-1024 GPUs" (counts whole: precision 6 keeps 16384 from printing as 1.638e+04), "8.54-406B".
+std::string fmt_range(double lo, double hi, const char* unit, int precision = 6) {
   std::ostringstream os;
-  os.precision(4);
+  os.precision(precision);
   os << lo << "-" << hi << unit;
   return os.str();
 }
@@ -72,9 +73,9 @@ StepUncertainty step_uncertainty(const StepFeatures& f, const std::vector<StepRe
     u.provenance.grade = gpus_in && params_in ? Grade::Calibrated : Grade::Extrapolated;
     why << group.size() << " judged " << what << " cases";
     if (gpus_in && params_in)
-      why << " cover " << fmt_range(gmin, gmax, " GPUs") << " and " << fmt_range(pmin, pmax, "B parameters");
+      why << " cover " << fmt_range(gmin, gmax, " GPUs") << " and " << fmt_range(pmin, pmax, "B parameters", 4);
     else
-      why << " cover " << fmt_range(gmin, gmax, " GPUs") << " and " << fmt_range(pmin, pmax, "B parameters")
+      why << " cover " << fmt_range(gmin, gmax, " GPUs") << " and " << fmt_range(pmin, pmax, "B parameters", 4)
           << "; this scenario has " << f.gpus << " GPUs and " << std::setprecision(4) << f.params_b
           << "B parameters (outside)";
     used = group;

@@ -155,7 +155,11 @@ TEST_CASE("run -o removes the temporary files of a killed run into the same plac
 
 TEST_CASE("killing a sweep's parent kills the runs it started", "[scenario]") {
   const fs::path dir = fresh_dir("fleetsim_sweep_kill");
-  // Two points that take many seconds each; the parent is killed as soon as they have started.
+  // Two points that take minutes each; the parent is killed as soon as a run has started. Not a
+  // race: both waits poll for a condition that always comes (a run appears; the runs die with
+  // their parent, PR_SET_PDEATHSIG) and their deadlines (30 s, 10 s) only bound a hang. Were a
+  // run to finish before the kill (it cannot: 20,000 replications of 200 days), the test would
+  // pass without proving anything, never fail by chance.
   const std::string cmd = "sh -c '" + fleetsim::testing::fleetsim_binary() +
                           " sweep --vary run.seed=1,2 --jobs 2 --threads 1 --replications 20000 "
                           "--set run.duration=200d -o " + dir.string() + " >/dev/null 2>&1 & echo $!'";
@@ -170,5 +174,31 @@ TEST_CASE("killing a sweep's parent kills the runs it started", "[scenario]") {
   CHECK(started);
   CHECK(wait_for([&] { return processes_with(dir.string()).empty(); }, 10));
   for (pid_t left : processes_with(dir.string())) ::kill(left, SIGKILL);  // never leave them behind
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a sweep that dies at a known point keeps its finished points and resumes", "[scenario]") {
+  // One process, one point at a time: points 0 and 1 finish, the sweep kills itself before
+  // starting point 2 (the test-only FLEETSIM_TEST_KILL_AT_POINT, sim/sweep/runner.hpp). The MPI
+  // version, a rank that dies, is in tests/mpi/mpi_test.cpp.
+  const fs::path dir = fresh_dir("fleetsim_sweep_die");
+  const std::string sweep = fleetsim::testing::fleetsim_binary() + " sweep --vary run.seed=1,2,3 --jobs 1 --threads 1 " +
+                            kQuick + " -o " + (dir / "out").string() + " 2>&1";
+  const auto died = fleetsim::testing::run_shell("FLEETSIM_TEST_KILL_AT_POINT=2 " + sweep);
+  INFO(died.out);
+  CHECK(died.code != 0);
+  int on_disk = 0;
+  for (const auto& e : fs::directory_iterator(dir / "out")) on_disk += e.path().extension() == ".h5";
+  CHECK(on_disk == 2);
+  const auto again = fleetsim::testing::run_shell(sweep);
+  INFO(again.out);
+  REQUIRE(again.code == 0);
+  const auto count = [&](const std::string& what) {
+    int n = 0;
+    for (size_t p = again.out.find(what); p != std::string::npos; p = again.out.find(what, p + 1)) ++n;
+    return n;
+  };
+  CHECK(count("] skipped ") == 2);
+  CHECK(count("] done ") == 1);
   fs::remove_all(dir);
 }

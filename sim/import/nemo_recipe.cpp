@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/core/files.hpp"
 
 namespace fleetsim::importer {
 namespace {
@@ -60,6 +61,9 @@ class Reader {
   explicit Reader(std::string path) : path_(std::move(path)) {}
 
   void load() {
+    // As scenario files: a FIFO would block forever, /dev/zero never end, a directory fail mid-read.
+    if (const std::string problem = file_problem(path_, 4u << 20, "a YAML recipe"); !problem.empty())
+      throw ConfigError(path_, "", problem);
     YAML::Node root;
     try {
       root = YAML::LoadFile(path_);

@@ -1,19 +1,30 @@
 #include "sim/import/imported.hpp"
 
 #include <algorithm>
+#include <climits>
 #include <sstream>
 
 #include "sim/core/error.hpp"
 
 namespace fleetsim::importer {
 
-int padded_vocab(int vocab, int divisible_by, int tp) {
-  const long multiple = static_cast<long>(std::max(1, divisible_by)) * std::max(1, tp);
-  return static_cast<int>((vocab + multiple - 1) / multiple * multiple);
+int padded_vocab(int vocab, int divisible_by, int tp, const std::string& source) {
+  // Both factors are at most 10^9 (the importers' bound), so the product fits in 64 bits.
+  const long long multiple = static_cast<long long>(std::max(1, divisible_by)) * std::max(1, tp);
+  const long long padded = (vocab + multiple - 1) / multiple * multiple;
+  if (padded > INT_MAX)
+    throw ConfigError(source, "vocab_size", "padded to a multiple of make_vocab_size_divisible_by x TP (" +
+                                                std::to_string(multiple) + ") it would be " + std::to_string(padded) +
+                                                " tokens, more than 2147483647");
+  return static_cast<int>(padded);
 }
 
-int default_ffn_hidden_size(int hidden, bool swiglu) {
-  if (!swiglu) return 4 * hidden;
+int default_ffn_hidden_size(int hidden, bool swiglu, const std::string& source) {
+  const long long four_h = 4LL * hidden;
+  if (four_h > INT_MAX)
+    throw ConfigError(source, "ffn_hidden_size", "not given, and Megatron's default 4 x hidden_size = " +
+                                                     std::to_string(four_h) + " is more than 2147483647");
+  if (!swiglu) return static_cast<int>(four_h);
   return static_cast<int>(4.0 * hidden * 2.0 / 3.0 / 64.0) * 64;
 }
 
@@ -50,7 +61,7 @@ std::string scenario_yaml(const Imported& imp) {
     << "  model:\n"
     << "    num_layers: " << imp.num_layers << "\n"
     << "    hidden_size: " << imp.hidden_size << "\n"
-    << "    ffn_hidden_size: " << (imp.ffn_hidden_size > 0 ? imp.ffn_hidden_size : default_ffn_hidden_size(imp.hidden_size, imp.swiglu)) << "\n"
+    << "    ffn_hidden_size: " << (imp.ffn_hidden_size > 0 ? imp.ffn_hidden_size : default_ffn_hidden_size(imp.hidden_size, imp.swiglu, imp.source)) << "\n"
     << "    num_attention_heads: " << imp.num_attention_heads << "\n"
     << "    num_query_groups: " << (imp.num_query_groups > 0 ? imp.num_query_groups : imp.num_attention_heads) << "\n"
     << "    seq_length: " << imp.seq_length << "\n"

@@ -38,12 +38,13 @@ struct Imported {
 };
 
 // Megatron's vocabulary padding (megatron/training/tokenizer: _vocab_size_with_padding): the
-// tokenizer's size rounded up to a multiple of make_vocab_size_divisible_by x TP.
-[[nodiscard]] int padded_vocab(int vocab, int divisible_by, int tp);
+// tokenizer's size rounded up to a multiple of make_vocab_size_divisible_by x TP. Throws ConfigError
+// (naming `source`) when the result does not fit an int (found by fuzz/import_megatron_fuzz.cpp).
+[[nodiscard]] int padded_vocab(int vocab, int divisible_by, int tp, const std::string& source = "");
 
 // Megatron's default MLP width (megatron/training/arguments.py): 4h, or with SwiGLU 2/3 of it
-// rounded down to a multiple of 64.
-[[nodiscard]] int default_ffn_hidden_size(int hidden, bool swiglu);
+// rounded down to a multiple of 64. Throws ConfigError (naming `source`) when 4h does not fit an int.
+[[nodiscard]] int default_ffn_hidden_size(int hidden, bool swiglu, const std::string& source = "");
 
 // The scenario YAML (workload: model, parallel, training; cluster.gpus when known) with a header
 // saying where it came from and what to complete. Throws ConfigError naming the setting when a

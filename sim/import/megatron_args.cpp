@@ -84,7 +84,7 @@ int integer(const Args& a, const std::string& key, int fallback) {
     if (used != it->second.size() || v < 0 || v > 1000000000L) throw std::invalid_argument("range");
     return static_cast<int>(v);
   } catch (const std::exception&) {
-    throw ConfigError(kSource, key, "'" + it->second + "' is not a non-negative integer");
+    throw ConfigError(kSource, key, "'" + it->second + "' is not an integer from 0 to 1000000000");
   }
 }
 
@@ -138,7 +138,7 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
   imp.swiglu = has("--swiglu");
   imp.ffn_hidden_size = integer(a, "--ffn-hidden-size", 0);
   if (imp.ffn_hidden_size == 0 && imp.hidden_size > 0) {
-    imp.ffn_hidden_size = default_ffn_hidden_size(imp.hidden_size, imp.swiglu);
+    imp.ffn_hidden_size = default_ffn_hidden_size(imp.hidden_size, imp.swiglu, kSource);
     imp.assumed.push_back("--ffn-hidden-size " + std::to_string(imp.ffn_hidden_size) +
                           (imp.swiglu ? " (Megatron's SwiGLU default: 2/3 of 4h, multiple of 64)" : " (Megatron's default 4h)"));
   }
@@ -159,7 +159,7 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
   const int divisible = integer(a, "--make-vocab-size-divisible-by", 128);
   imp.tp = std::max(1, integer(a, "--tensor-model-parallel-size", 1));
   if (vocab > 0) {
-    imp.vocab_size = padded_vocab(vocab, divisible, imp.tp);
+    imp.vocab_size = padded_vocab(vocab, divisible, imp.tp, kSource);
     if (imp.vocab_size != vocab)
       imp.assumed.push_back("vocabulary padded to " + std::to_string(imp.vocab_size) + " (a multiple of " +
                             std::to_string(divisible) + " x TP, Megatron's _vocab_size_with_padding)");
@@ -183,7 +183,7 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
   imp.cp = std::max(1, integer(a, "--context-parallel-size", 1));
   imp.vpp = std::max(1, integer(a, "--virtual-pipeline-model-parallel-size", 1));
   if (const int per = integer(a, "--num-layers-per-virtual-pipeline-stage", 0); per > 0) {
-    if (imp.num_layers % (imp.pp * per) != 0)
+    if (imp.num_layers % (static_cast<long long>(imp.pp) * per) != 0)  // both up to 10^9
       throw ConfigError(kSource, "--num-layers-per-virtual-pipeline-stage",
                         std::to_string(per) + " does not divide the " + std::to_string(imp.num_layers) +
                             " layers of " + std::to_string(imp.pp) + " pipeline stages evenly");

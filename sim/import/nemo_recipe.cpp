@@ -3,12 +3,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "sim/core/error.hpp"
 #include "sim/core/files.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::importer {
 namespace {
@@ -60,15 +63,10 @@ class Reader {
  public:
   explicit Reader(std::string path) : path_(std::move(path)) {}
 
-  void load() {
-    // As scenario files: a FIFO would block forever, /dev/zero never end, a directory fail mid-read.
-    if (const std::string problem = file_problem(path_, 4u << 20, "a YAML recipe"); !problem.empty())
-      throw ConfigError(path_, "", problem);
+  void load(const std::string& text) {
     YAML::Node root;
     try {
-      root = YAML::LoadFile(path_);
-    } catch (const YAML::BadFile&) {
-      throw ConfigError(path_, "", "cannot read the file");
+      root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
       throw ConfigError(path_, "", std::string("not valid YAML: ") + e.what(), e.mark.line + 1);
     }
@@ -100,10 +98,11 @@ class Reader {
     try {
       size_t used = 0;
       const long v = std::stol(s, &used);
-      if (used != s.size() || v < 0) throw std::invalid_argument("range");
+      // Bounded as Megatron's arguments are: a larger value would wrap in the int it becomes.
+      if (used != s.size() || v < 0 || v > 1000000000L) throw std::invalid_argument("range");
       return static_cast<int>(v);
     } catch (const std::exception&) {
-      throw ConfigError(path_, k, "'" + s + "' is not a non-negative integer");
+      throw ConfigError(path_, k, "'" + s + "' is not an integer from 0 to 1000000000");
     }
   }
   bool boolean(const std::string& k, bool fallback) {
@@ -154,14 +153,32 @@ int tokenizer_vocab(const std::string& type) {
 }  // namespace
 
 Imported read_nemo_recipe(const std::string& path) {
+  // As scenario files: a FIFO would block forever, /dev/zero never end, a directory fail mid-read.
+  if (const std::string problem = file_problem(path, kMaxRecipeBytes, "a YAML recipe"); !problem.empty())
+    throw ConfigError(path, "", problem);
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.is_open() || in.bad()) throw ConfigError(path, "", "cannot be read");
+  return read_nemo_recipe_text(text, path);
+}
+
+Imported read_nemo_recipe_text(const std::string& text, const std::string& path) {
+  if (text.size() > kMaxRecipeBytes) throw ConfigError(path, "", "is larger than 4 MiB; not a recipe");
   Reader r(path);
-  r.load();
+  r.load(text);
   Imported imp;
   imp.source = "NeMo recipe " + path;
 
   // Cluster size: NeMo 1 trainer.num_nodes x trainer.devices.
   const int nodes = r.integer("trainer.num_nodes", 0), devices = r.integer("trainer.devices", 0);
-  if (nodes > 0 && devices > 0) imp.gpus = nodes * devices;
+  if (nodes > 0 && devices > 0) {
+    const long long gpus = static_cast<long long>(nodes) * devices;  // both up to 10^9
+    if (gpus > limits::kMaxGpus)
+      throw ConfigError(path, "trainer.num_nodes", std::to_string(nodes) + " nodes x trainer.devices " + std::to_string(devices) +
+                                                       " = " + std::to_string(gpus) + " GPUs; fleetsim's limit is " +
+                                                       std::to_string(limits::kMaxGpus));
+    imp.gpus = static_cast<int>(gpus);
+  }
 
   // Model (same names in both layouts).
   imp.num_layers = r.integer("model.num_layers", 0);
@@ -193,7 +210,7 @@ Imported read_nemo_recipe(const std::string& path) {
   }
   const int divisible = r.integer("model.make_vocab_size_divisible_by", 128);
   if (vocab > 0) {
-    imp.vocab_size = padded_vocab(vocab, divisible, imp.tp);
+    imp.vocab_size = padded_vocab(vocab, divisible, imp.tp, path);
     if (imp.vocab_size != vocab)
       imp.assumed.push_back("vocabulary padded to " + std::to_string(imp.vocab_size) + " (a multiple of " +
                             std::to_string(divisible) + " x TP, as Megatron pads it)");

@@ -212,3 +212,42 @@ TEST_CASE("fleetsim import: the command prints the scenario and its notes; bad i
   CHECK(missing.code == 2);
   CHECK(missing.out.find("/nonexistent/recipe.yaml") != std::string::npos);
 }
+
+TEST_CASE("import: counts at the bound are refused naming the key, never wrapped (fuzz reproducers)", "[import][unit]") {
+  // Each was signed overflow (UBSan in fuzz/import_*_fuzz.cpp) or a silently wrapped int before
+  // issue 30: PP x layers per virtual stage, 4 x hidden_size, the padded vocabulary, NeMo's
+  // num_nodes x devices, and a NeMo integer above INT_MAX.
+  const std::vector<std::string> base = {"--num-layers", "24", "--num-attention-heads", "24", "--seq-length", "2048",
+                                         "--micro-batch-size", "1", "--global-batch-size", "8"};
+  auto megatron_error = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = base;
+    args.insert(args.end(), extra.begin(), extra.end());
+    try {
+      (void)importer::scenario_yaml(importer::read_megatron_args(args));
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(megatron_error({"--hidden-size", "2304", "--pipeline-model-parallel-size", "100000",
+                        "--num-layers-per-virtual-pipeline-stage", "100000"})
+            .find("--num-layers-per-virtual-pipeline-stage: 100000 does not divide") != std::string::npos);
+  CHECK(megatron_error({"--hidden-size", "600000000"}).find("ffn_hidden_size: not given, and Megatron's default 4 x "
+                                                            "hidden_size = 2400000000") != std::string::npos);
+  CHECK(megatron_error({"--hidden-size", "2304", "--vocab-size", "1000000000", "--make-vocab-size-divisible-by",
+                        "1000000000", "--tensor-model-parallel-size", "1000000000"})
+            .find("vocab_size: padded to a multiple") != std::string::npos);
+  auto nemo_error = [](const std::string& text) {
+    try {
+      (void)importer::scenario_yaml(importer::read_nemo_recipe_text(text, "r.yaml"));
+    } catch (const ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(nemo_error("trainer: {num_nodes: 1000000000, devices: 8}\nmodel: {num_layers: 2}\n")
+            .find("r.yaml: trainer.num_nodes: 1000000000 nodes x trainer.devices 8 = 8000000000 GPUs; fleetsim's "
+                  "limit is 1048576") != std::string::npos);
+  CHECK(nemo_error("model: {num_layers: 4294967297}\n").find("model.num_layers: '4294967297' is not an integer from 0 "
+                                                             "to 1000000000") != std::string::npos);
+}

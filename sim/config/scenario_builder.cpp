@@ -363,6 +363,8 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.workload.training.train_tokens = tr.get<Tokens>("train_tokens");
   s.workload.training.use_flash_attn = tr.flag("use_flash_attn");
   s.workload.training.gradient_accumulation_fusion = tr.flag("gradient_accumulation_fusion");
+  s.workload.training.grad_reduce_in_fp32 = tr.flag("grad_reduce_in_fp32");
+  s.workload.training.fp8_param_gather = tr.flag("fp8_param_gather");
   const std::string& precision = tr.text("precision");
   s.workload.training.precision = precision == "fp16" ? Precision::Fp16 : precision == "fp8" ? Precision::Fp8 : Precision::Bf16;
   const std::string& recipe = tr.text("fp8_recipe");
@@ -370,6 +372,9 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
                                    : recipe == "mxfp8"     ? Fp8Recipe::Mxfp8
                                    : recipe == "blockwise" ? Fp8Recipe::Blockwise
                                                            : Fp8Recipe::Delayed;
+  if (s.workload.training.fp8_param_gather && s.workload.training.precision != Precision::Fp8)
+    throw ConfigError(origin_of(wl, "training", file), "workload.training.fp8_param_gather",
+                      "FP8 weights need precision: fp8 (the precision is " + precision + "); set fp8_param_gather: false");
   if (s.workload.training.precision == Precision::Fp8) {
     const GpuSpec& g = s.cluster.gpu;
     const std::string file_or = origin_of(wl, "training", file);

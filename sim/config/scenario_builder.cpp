@@ -372,9 +372,6 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
                                    : recipe == "mxfp8"     ? Fp8Recipe::Mxfp8
                                    : recipe == "blockwise" ? Fp8Recipe::Blockwise
                                                            : Fp8Recipe::Delayed;
-  if (s.workload.training.fp8_param_gather && s.workload.training.precision != Precision::Fp8)
-    throw ConfigError(origin_of(wl, "training", file), "workload.training.fp8_param_gather",
-                      "FP8 weights need precision: fp8 (the precision is " + precision + "); set fp8_param_gather: false");
   if (s.workload.training.precision == Precision::Fp8) {
     const GpuSpec& g = s.cluster.gpu;
     const std::string file_or = origin_of(wl, "training", file);

@@ -248,9 +248,10 @@ S training_schema() {
               "NeMo grad_reduce_in_fp32; Megatron-LM forces it under bf16); false: in 16 bits, 2 B per parameter "
               "(NeMo 25.02 performance recipes); fp16 always reduces 16-bit gradients"),
       boolean("fp8_param_gather", "false",
-              "fp8 only: the linear layers' weights are held only as FP8 (Transformer Engine fp8_model_init; "
-              "Megatron-core --fp8-param-gather, NeMo fp8_param_gather / fp8_params): no 16-bit copy besides "
-              "the fp32 main weights in the optimizer"),
+              "under precision fp8, the linear layers' weights are held only as FP8 (Transformer Engine "
+              "fp8_model_init; Megatron-core --fp8-param-gather, NeMo fp8_param_gather / fp8_params): no 16-bit "
+              "copy besides the fp32 main weights in the optimizer; no effect under bf16 / fp16 (as NeMo's "
+              "DtypeConfig, where it defaults to true)"),
   });
 }
 

@@ -145,7 +145,8 @@ struct TrainingSpec {
   // FP8 weights (TE fp8_model_init; Megatron-core fp8_param_gather, NeMo's bf16_with_fp8_mixed
   // and NeMo 1's fp8_params): the linear layers' weights exist only as FP8 tensors (plus the
   // transpose), the fp32 main weights stay in the (distributed) optimizer. Memory only: the
-  // parameter all-gather at 1 B per linear weight is not timed separately (it overlaps).
+  // parameter all-gather at 1 B per linear weight is not timed separately (it overlaps). No
+  // effect unless precision is fp8 (NeMo's DtypeConfig defaults it to true for every precision).
   bool fp8_param_gather = false;
   // Bytes of one gradient element as accumulated over microbatches and reduced over DP (fp32
   // under bf16 and fp8 unless grad_reduce_in_fp32 is off; 16 bits under fp16).

@@ -11,7 +11,7 @@
 //   gradient buffers), and the FP8 rows use `bf16_with_fp8_mixed()` (fp8_param_gather = True)
 //   with `grad_reduce_in_fp32 = False`.
 // - NeMo performance summaries (data/validation/nemo_perf_summary.csv), dense and MoE rows as
-//   `fleetsim validate` models them (sim/step/validation*.cpp): 24.07 ran the NeMo 1 launcher
+//   `fleetsim validate` models them (sim/reproduce/nemo*.cpp): 24.07 ran the NeMo 1 launcher
 //   YAMLs (nemo_fits says which settings and from where); 25.02 and later the NeMo 2 /
 //   Megatron-Bridge performance scripts: BF16 gradient buffers (`grad_reduce_in_fp32 = False`)
 //   and FP8 weights for the per-tensor recipes (`bf16_with_fp8_mixed`,
@@ -28,10 +28,10 @@
 #include <vector>
 
 #include "sim/config/load.hpp"
+#include "sim/core/csv.hpp"
 #include "sim/core/paths.hpp"
+#include "sim/reproduce/nemo.hpp"
 #include "sim/step/step_model.hpp"
-#include "sim/step/validation.hpp"
-#include "sim/step/validation_moe.hpp"
 #include "sim/units/quantity.hpp"
 
 using namespace fleetsim;
@@ -125,9 +125,9 @@ std::vector<Fit> dgxc_fits() {
   return out;
 }
 
-// The NeMo summary rows as `fleetsim validate` models them, with the memory settings of their
+// The NeMo summary rows as `fleetsim validate` models them (sim/reproduce), with the memory settings of their
 // release's recipes.
-std::vector<Fit> nemo_fits(const std::vector<step::StepCase>& cases) {
+std::vector<Fit> nemo_fits(const std::vector<reproduce::StepCase>& cases) {
   std::vector<Fit> out;
   for (const auto& c : cases) {
     std::vector<std::string> sets = c.sets;
@@ -166,8 +166,8 @@ TEST_CASE("every non-proxy DGX Cloud Llama 3.1 layout NVIDIA ran on 80 GB H100 f
 
 TEST_CASE("every NeMo H100 and B200 layout of the performance summaries fits in memory", "[validation][memory]") {
   for (const char* system : {"DGX-H100", "DGX-B200"}) {
-    auto cases = step::nemo_cases(system);
-    const auto moe = step::nemo_moe_cases(system);
+    auto cases = reproduce::nemo_cases(system);
+    const auto moe = reproduce::nemo_moe_cases(system);
     cases.insert(cases.end(), moe.begin(), moe.end());
     const auto fits = nemo_fits(cases);
     print((std::string("NeMo ") + system + " (nemo_perf_summary.csv), dense and MoE rows as modelled").c_str(), fits);

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "sim/app/command.hpp"
+#include "sim/core/cli_guards.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
 #include "sim/mpi/search.hpp"
@@ -68,6 +69,8 @@ Json annotate_layout(const Json& obj, const search::Evaluated& e, const uncertai
 void run(const SearchArgs& a) {
   // Arguments first: a bad flag is reported before any work.
   if (a.top < 1) throw ConfigError("", "--top", "must be at least 1, got " + std::to_string(a.top));
+  // Every reported layout is timed again on each rank's merge and, with --verify, on SimGrid.
+  guards::count(a.top, "--top", 1, 1000, "layouts to report");
   const search::Objective objective = search::parse_objective(a.objective);
   if (!a.verify.empty()) {
     if (a.verify != "simgrid")
@@ -76,6 +79,7 @@ void run(const SearchArgs& a) {
       throw ConfigError("", "--verify", "the SimGrid tier is not available in this build; drop --verify");
   }
   if (a.threads < 0) throw ConfigError("", "--threads", "must be 0 (all cores) or more");
+  guards::count(a.threads, "--threads", 0, 1024, "worker threads");  // as run, pool and sweep
   uncertainty::check_level(a.level, "--level");
   const double rank_q = parse_rank_by(a.rank_by);
   search::Space checked;

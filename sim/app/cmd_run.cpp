@@ -161,15 +161,13 @@ void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out
   }
 }
 
-// --replications: "" (the scenario's), "auto", or a count 1..kMaxReplications.
-int parse_replications(const std::string& v) {
-  if (v.empty() || v == "auto") return 0;
-  char* end = nullptr;
-  const long n = std::strtol(v.c_str(), &end, 10);
-  if (!end || *end != '\0' || n < 1 || n > limits::kMaxReplications)
+// --replications: "" (the scenario's), "auto", or a whole number >= 1 (the scenario schema bounds
+// it: run.replications <= limits::kMaxReplications, with that message).
+void check_replications(const std::string& v) {
+  if (v.empty() || v == "auto") return;
+  if (v.find_first_not_of("0123456789") != std::string::npos || v.find_first_not_of('0') == std::string::npos)
     throw ConfigError("", "--replications", "'" + v + "' is not valid; use a count from 1 to " +
                                                 std::to_string(limits::kMaxReplications) + " or auto");
-  return static_cast<int>(n);
 }
 
 // Adaptive replications (issue 25; sim/uncertainty/README.md, "Adaptive replications"): the
@@ -193,11 +191,11 @@ void run(const RunArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   uncertainty::check_level(a.level, "--level");
   const bool autorep = a.replications == "auto";
-  const int replications = parse_replications(a.replications);
+  check_replications(a.replications);
   if (!(a.precision > 0 && a.precision < 1))
     throw ConfigError("", "--precision", "the ETTR half-width must lie in (0, 1), e.g. 0.001 for 0.1 point");
   std::vector<std::string> sets = a.sets;
-  if (replications > 0) sets.push_back("run.replications=" + std::to_string(replications));
+  if (!a.replications.empty() && !autorep) sets.push_back("run.replications=" + a.replications);
   if (autorep) sets.push_back("run.replications=" + std::to_string(kAutoFirst));
   if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));
   Scenario s = config::load_scenario(a.scenario, sets);

@@ -1,0 +1,41 @@
+#include "sim/facility/power_mitigation.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace fleetsim::facility {
+
+double GpuSmoother::step(double demanded_w, bool job_running, double dt) {
+  const double x = job_running ? std::max(demanded_w, floor_w_) : demanded_w;
+  const double up = spec_.ramp_up_rate.si(), down = spec_.ramp_down_rate.si();
+  if (x >= y_) {
+    y_ = up > 0 ? std::min(x, y_ + up * dt) : x;
+    held_ = 0;
+  } else if (held_ < spec_.hold_time.si()) {
+    held_ += dt;  // hysteresis: hold before ramping down (NVML RAMP_DOWN_HYSTERESIS, F20)
+  } else {
+    y_ = down > 0 ? std::max(x, y_ - down * dt) : x;
+  }
+  return y_;
+}
+
+double EnergyStore::step(double load_w, double dt) {
+  const double tau = std::max(spec_.time_constant.si(), dt);
+  average_w_ += (load_w - average_w_) * (1.0 - std::exp(-dt / tau));
+  const double capacity = spec_.capacity.si();
+  const double restore_w = (energy_j_ - 0.5 * capacity) / (10.0 * tau);
+  double give_w = std::clamp(load_w - (average_w_ + restore_w), -spec_.power.si(), spec_.power.si());
+  if (give_w > 0) {
+    give_w = std::min(give_w, energy_j_ / dt);
+    energy_j_ -= give_w * dt;
+  } else {
+    const double eta = std::clamp(spec_.efficiency, 1e-6, 1.0);
+    const double room_j = capacity - energy_j_;
+    give_w = std::max(give_w, -room_j / (eta * dt));
+    energy_j_ += -give_w * eta * dt;
+    lost_j_ += -give_w * (1.0 - eta) * dt;
+  }
+  return load_w - give_w;
+}
+
+}  // namespace fleetsim::facility

@@ -356,7 +356,8 @@ S energy_storage_schema() {
       quantity("capacity", dim<Joules>(), "0 J", "usable energy of the whole facility's storage (GB300: 65 J per GPU)", 0, false),
       quantity("power", dim<Watts>(), "0 W", "charge / discharge power limit, whole facility", 0, false),
       real("efficiency", "0.9", "round-trip efficiency", 0, 1, true),
-      quantity("time_constant", dim<Seconds>(), "10 s", "the grid follows the load's moving average over this time"),
+          quantity("time_constant", dim<Seconds>(), "0 s",
+               "the grid follows the load's moving average over this time (0 = capacity / power: the time the store can give full power)", 0, false),
       choice("location", {"rack", "site"}, "site", "rack: behind the PDUs (before distribution losses); site: at the meter"),
   });
 }

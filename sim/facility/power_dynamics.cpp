@@ -242,7 +242,7 @@ Steady steady_training(const Model& m, bool mitigated) {
   const double period = m.in->iteration_period.si();
   const double warmup = std::min(3600.0, std::max({2 * period, 10 * pd.gpu_time_constant.si(),
                                                    10 * pd.cooling_time_constant.si(),
-                                                   mitigated ? 20 * pd.storage.time_constant.si() : 0.0,
+                                                   mitigated ? 20 * pd.storage.averaging_time().si() : 0.0,
                                                    mitigated ? 2 * pd.smoothing.hold_time.si() : 0.0}));
   const auto n_warm = checked_cast<size_t>(std::ceil(warmup / m.dt), "power warm-up samples");
   for (size_t k = 0; k < n_warm; ++k) sim.step(JobState::Training, std::fmod(static_cast<double>(k) * m.dt, period));

@@ -20,11 +20,11 @@ double GpuSmoother::step(double demanded_w, bool job_running, double dt) {
 }
 
 double EnergyStore::step(double load_w, double dt) {
-  const double tau = std::max(spec_.time_constant.si(), dt);
+  const double tau = std::max(spec_.averaging_time().si(), dt);
   average_w_ += (load_w - average_w_) * (1.0 - std::exp(-dt / tau));
   const double capacity = spec_.capacity.si();
   const double restore_w = (energy_j_ - 0.5 * capacity) / (10.0 * tau);
-  double give_w = std::clamp(load_w - (average_w_ + restore_w), -spec_.power.si(), spec_.power.si());
+  double give_w = std::clamp(load_w - (average_w_ - restore_w), -spec_.power.si(), spec_.power.si());
   if (give_w > 0) {
     give_w = std::min(give_w, energy_j_ / dt);
     energy_j_ -= give_w * dt;

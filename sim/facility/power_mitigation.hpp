@@ -26,7 +26,7 @@ class GpuSmoother {
 };
 
 // Storage between a load and the grid: the grid is asked for the load's moving average over
-// `time_constant` (an exponential one), nudged back toward a half-full store over ten time
+// `averaging_time()` (an exponential one), nudged back toward a half-full store over ten time
 // constants; the store gives or takes the difference within its power and capacity. Charging
 // loses (1 - efficiency) of what it takes (round trip charged on the way in).
 class EnergyStore {

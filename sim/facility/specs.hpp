@@ -67,7 +67,11 @@ struct EnergyStorageSpec {           // rack (GB300 PSU, F22) or site batteries 
   Joules capacity;                   // usable energy, whole facility; 0 = none
   Watts power;                       // charge / discharge limit, whole facility
   double efficiency = 0.9;           // round trip
-  Seconds time_constant{10.0};       // the grid follows the load's moving average over this time
+  Seconds time_constant;             // the grid follows the load's moving average over this time;
+                                     // 0 = capacity / power (how long the store gives full power)
+  [[nodiscard]] Seconds averaging_time() const {
+    return time_constant.si() > 0 || power.si() <= 0 ? time_constant : capacity / power;
+  }
   StorageLocation location = StorageLocation::Site;
   [[nodiscard]] bool enabled() const { return capacity.si() > 0.0 && power.si() > 0.0; }
 };

@@ -131,6 +131,13 @@ class Simulator {
     }
   }
 
+  // What the store sees (the hall behind the PDUs, or the meter), and a restart of the store
+  // at a known average of it: half full, asking the grid for that average.
+  [[nodiscard]] double storage_load_w() const { return at_rack_ ? hall_w_ : meter_load_w_; }
+  void reset_storage(double average_load_w) {
+    if (store_) store_->reset(average_load_w);
+  }
+
   // One sample: the job in `state`, `phase` seconds into its iteration when training.
   void step(JobState state, double phase) {
     const bool running = state != JobState::Stopped;
@@ -245,7 +252,14 @@ Steady steady_training(const Model& m, bool mitigated) {
                                                    mitigated ? 20 * pd.storage.averaging_time().si() : 0.0,
                                                    mitigated ? 2 * pd.smoothing.hold_time.si() : 0.0}));
   const auto n_warm = checked_cast<size_t>(std::ceil(warmup / m.dt), "power warm-up samples");
-  for (size_t k = 0; k < n_warm; ++k) sim.step(JobState::Training, std::fmod(static_cast<double>(k) * m.dt, period));
+  // The first iteration tells the store the load's average, so its slow loop starts settled.
+  const auto n_period = std::max<size_t>(1, checked_cast<size_t>(std::llround(period / m.dt), "samples per iteration"));
+  double first_iteration = 0;
+  for (size_t k = 0; k < n_warm; ++k) {
+    sim.step(JobState::Training, std::fmod(static_cast<double>(k) * m.dt, period));
+    if (k < n_period) first_iteration += sim.storage_load_w();
+    if (k + 1 == n_period) sim.reset_storage(first_iteration / static_cast<double>(n_period));
+  }
   size_t n = 16;
   while (static_cast<double>(n * 2) * m.dt <= pd.spectrum_window.si() * (1 + 1e-9)) n *= 2;
   const size_t minute = std::min(n, checked_cast<size_t>(std::ceil(60.0 / m.dt), "samples in a minute"));
@@ -253,7 +267,9 @@ Steady steady_training(const Model& m, bool mitigated) {
   const size_t stages = m.stages.size();
   std::vector<double> gmin(stages, 1e300), gmax(stages, -1e300), imin(stages, 1e300), imax(stages, -1e300), gsum(stages, 0), isum(stages, 0);
   std::vector<double> meter(n);
-  double hall_min = 1e300, hall_max = -1e300, hall_sum = 0;
+  double hall_min = 1e300, hall_max = -1e300, hall_sum = 0, meter_sum = 0;
+  const double whole = std::floor(static_cast<double>(n) * m.dt / period);
+  const size_t n_mean = whole >= 1 ? std::min(n, checked_cast<size_t>(std::llround(whole * period / m.dt), "samples")) : n;
   Steady out;
   out.first_minute = {{"time", "s", "since the start of an iteration in steady training", {}},
                       {"hall", "MW", "IT power of the hall (the job, the idle pool, switches)", {}},
@@ -264,11 +280,13 @@ Steady steady_training(const Model& m, bool mitigated) {
     sim.step(JobState::Training, std::fmod(static_cast<double>(k) * m.dt, period));
     meter[k] = sim.meter_w() / 1e6;
     hall_min = std::min(hall_min, sim.hall_w()), hall_max = std::max(hall_max, sim.hall_w());
-    hall_sum += sim.hall_w();
+    const bool in_mean = k < n_mean;  // means over whole iterations only
+    if (in_mean) hall_sum += sim.hall_w(), meter_sum += meter[k];
     for (size_t r = 0; r < stages; ++r) {
       const double g = sim.gpu()[r], i = sim.it_per_gpu()[r];
-      gmin[r] = std::min(gmin[r], g), gmax[r] = std::max(gmax[r], g), gsum[r] += g;
-      imin[r] = std::min(imin[r], i), imax[r] = std::max(imax[r], i), isum[r] += i;
+      gmin[r] = std::min(gmin[r], g), gmax[r] = std::max(gmax[r], g);
+      imin[r] = std::min(imin[r], i), imax[r] = std::max(imax[r], i);
+      if (in_mean) gsum[r] += g, isum[r] += i;
     }
     if (k < minute) {
       out.first_minute[0].values.push_back(static_cast<double>(k) * m.dt);
@@ -277,7 +295,7 @@ Steady steady_training(const Model& m, bool mitigated) {
       for (size_t r = 0; r < stages; ++r) out.first_minute[3 + r].values.push_back(sim.gpu()[r]);
     }
   }
-  const double nn = static_cast<double>(n);
+  const double nn = static_cast<double>(n_mean);
   for (size_t r = 0; r < stages; ++r) {
     out.swing.gpu_w = std::max(out.swing.gpu_w, gmax[r] - gmin[r]);
     out.swing.rack_kw = std::max(out.swing.rack_kw, (imax[r] - imin[r]) * m.rack_gpus / 1e3);
@@ -288,9 +306,7 @@ Steady steady_training(const Model& m, bool mitigated) {
   out.mean.hall_mw = hall_sum / nn / 1e6;
   const auto [lo, hi] = std::minmax_element(meter.begin(), meter.end());
   out.swing.meter_mw = *hi - *lo;
-  double sum = 0;
-  for (double v : meter) sum += v;
-  out.mean.meter_mw = sum / nn;
+  out.mean.meter_mw = meter_sum / nn;
   // Published telemetry averages over 1 s (NVML on Ampere and newer, F31): a moving average.
   double tel_min = 1e300, tel_max = -1e300, run_sum = 0;
   for (size_t k = 0; k < n; ++k) {

@@ -3,7 +3,6 @@
 #include <functional>
 
 #include "sim/facility/facility_model.hpp"
-#include "sim/facility/power_dynamics.hpp"
 #include "sim/results/report.hpp"
 
 namespace fleetsim {
@@ -119,7 +118,6 @@ const std::vector<MetricDef>& facility_metric_defs() {
   static const std::vector<MetricDef> defs = [] {
     std::vector<MetricDef> d;
     for (const auto& m : facility_metrics()) d.push_back(m.def);
-    for (const auto& m : power_dynamics_metric_defs()) d.push_back(m);  // facility.power_dynamics.*
     return d;
   }();
   return defs;

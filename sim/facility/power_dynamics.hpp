@@ -98,6 +98,6 @@ struct PowerDynamicsResult {
 namespace fleetsim {
 // Metric names: power_dynamics_metric_defs() in sim/facility/power_metrics.cpp (under
 // facility.power_dynamics.*).
+// (The catalog itself, power_dynamics_metric_defs(), is declared with the others in report.hpp.)
 void add_power_dynamics_metrics(const facility::PowerDynamicsResult& r, Report& report);
-const std::vector<MetricDef>& power_dynamics_metric_defs();
 }  // namespace fleetsim

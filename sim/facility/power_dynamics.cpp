@@ -111,7 +111,7 @@ class Simulator {
     filler_w_ = mitigated && pd.filler.enabled() ? pd.filler.power_level * m.tdp_w : 0.0;
     smooth_ = mitigated && pd.smoothing.enabled();
     if (mitigated && pd.storage.enabled()) {
-      store_.emplace(pd.storage);
+      store_.emplace(pd.storage, m.dt);
       at_rack_ = pd.storage.location == StorageLocation::Rack;
     }
     natural_.assign(m.stages.size(), m.idle_w);
@@ -169,14 +169,14 @@ class Simulator {
       hall += it_[r] * t.gpus;
     }
     hall_w_ = hall;
-    hall_grid_w_ = store_ && at_rack_ ? store_->step(hall, m_.dt) : hall;
+    hall_grid_w_ = store_ && at_rack_ ? store_->step(hall) : hall;
     heat_w_ += (hall_grid_w_ - heat_w_) * cool_alpha_;  // the plant answers the heat with a lag
     const double load = hall_grid_w_ / m_.design_w;
     const FacilitySpec& f = m_.in->facility;
     const double distribution = f.cooling.fixed_loss * m_.design_w + f.cooling.proportional_loss * hall_grid_w_ +
                                 f.cooling.square_loss * hall_grid_w_ * load;
     meter_load_w_ = hall_grid_w_ + distribution + heat_w_ * m_.cooling_per_w;
-    meter_w_ = store_ && !at_rack_ ? store_->step(meter_load_w_, m_.dt) : meter_load_w_;
+    meter_w_ = store_ && !at_rack_ ? store_->step(meter_load_w_) : meter_load_w_;
   }
 
   [[nodiscard]] const std::vector<double>& gpu() const { return gpu_; }
@@ -333,6 +333,13 @@ std::vector<JobStateSpan> states_in(const std::vector<JobStateSpan>& run, double
   return out;
 }
 
+// The sampled window ends at window_start + window or at the run's end, whichever is first.
+double window_end(const PowerDynamicsInputs& in) {
+  const PowerDynamicsSpec& pd = in.facility.power;
+  return std::min(pd.window_start.si() + pd.window.si(),
+                  std::max(in.run_length.si(), pd.window_start.si() + pd.resolution.si()));
+}
+
 struct WindowFigures {
   PowerLevels ramp_up, ramp_down;
   double energy_j = 0, shortfall_j = 0, demanded_j = 0, storage_loss_j = 0;
@@ -344,8 +351,7 @@ struct WindowFigures {
 WindowFigures sample_window(const Model& m, bool mitigated, bool keep_series) {
   const PowerDynamicsSpec& pd = m.in->facility.power;
   const double from = pd.window_start.si();
-  const double to = std::min(from + pd.window.si(), std::max(m.in->run_length.si(), from + m.dt));
-  const std::vector<JobStateSpan> spans = states_in(m.in->run, from, to);
+  const std::vector<JobStateSpan> spans = states_in(m.in->run, from, window_end(*m.in));
   Simulator sim(m, mitigated);
   sim.settle(spans.front().state);
   const double period = m.in->iteration_period.si();
@@ -364,12 +370,15 @@ WindowFigures sample_window(const Model& m, bool mitigated, bool keep_series) {
   size_t in_second = 0, k = 0;
   for (const JobStateSpan& s : spans) {
     const double start = s.start.si();
+    double phase = -1;  // seconds into the iteration, carried from sample to sample
     for (double t = from + static_cast<double>(k) * m.dt; t < s.end.si(); t = from + static_cast<double>(++k) * m.dt) {
+      if (phase < 0) phase = std::fmod(std::max(0.0, t - start), period);
+      else if ((phase += m.dt) >= period) phase -= period;
       if (keep_series && in_second == 0) {
         w.series[0].values.push_back(t / 3600.0);
         w.series[3].values.push_back(static_cast<double>(static_cast<int>(s.state)));
       }
-      sim.step(s.state, std::fmod(std::max(0.0, t - start), period));
+      sim.step(s.state, phase);
       for (size_t r = 0; r < stages; ++r) {
         const double dg = (sim.gpu()[r] - prev_gpu[r]) / m.dt;
         const double di = (sim.it_per_gpu()[r] - prev_it[r]) / m.dt * m.rack_gpus / 1e3;
@@ -459,8 +468,15 @@ PowerDynamicsResult evaluate_power_dynamics(const PowerDynamicsInputs& in) {
     const Steady base = steady_training(plain, false);
     r.unmitigated_iteration_swing = base.swing;
     r.unmitigated_bands = base.bands;
-    const WindowFigures bw = sample_window(plain, false, false);
-    r.extra_energy_share = bw.energy_j > 0 ? (w.energy_j - bw.energy_j) / bw.energy_j : 0.0;
+    // Without mitigations the window's energy is its states' steady levels times their time (the
+    // GPU ramps and the cooling lag move energy by milliseconds, not across the window).
+    double base_j = 0;
+    const double from = pd.window_start.si();
+    for (const auto& sp : states_in(in.run, from, window_end(in))) {
+      const double level = sp.state == JobState::Training ? base.mean.meter_mw : r.stopped.meter_mw;
+      base_j += level * 1e6 * (sp.end - sp.start).si();
+    }
+    r.extra_energy_share = base_j > 0 ? (w.energy_j - base_j) / base_j : 0.0;
     r.extra_energy_run_mwh = r.extra_energy_share * in.run_facility_energy.si() / 3.6e9;
     r.extra_cost_usd = r.extra_energy_share * (in.run_facility_energy * in.facility.site.energy_price).si();
     r.storage_loss_mwh = w.storage_loss_j / 3.6e9;

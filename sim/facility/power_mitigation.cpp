@@ -19,21 +19,26 @@ double GpuSmoother::step(double demanded_w, bool job_running, double dt) {
   return y_;
 }
 
-double EnergyStore::step(double load_w, double dt) {
-  const double tau = std::max(spec_.averaging_time().si(), dt);
-  average_w_ += (load_w - average_w_) * (1.0 - std::exp(-dt / tau));
+EnergyStore::EnergyStore(const EnergyStorageSpec& spec, double dt) : spec_(spec), dt_(dt) {
+  const double tau = std::max(spec.averaging_time().si(), dt);
+  alpha_ = 1.0 - std::exp(-dt / tau);  // exponential moving average over tau, sampled every dt
+  restore_per_j_ = 1.0 / (10.0 * tau);
+  eta_ = std::clamp(spec.efficiency, 1e-6, 1.0);
+}
+
+double EnergyStore::step(double load_w) {
+  average_w_ += (load_w - average_w_) * alpha_;
   const double capacity = spec_.capacity.si();
-  const double restore_w = (energy_j_ - 0.5 * capacity) / (10.0 * tau);
+  const double restore_w = (energy_j_ - 0.5 * capacity) * restore_per_j_;
   double give_w = std::clamp(load_w - (average_w_ - restore_w), -spec_.power.si(), spec_.power.si());
   if (give_w > 0) {
-    give_w = std::min(give_w, energy_j_ / dt);
-    energy_j_ -= give_w * dt;
+    give_w = std::min(give_w, energy_j_ / dt_);
+    energy_j_ -= give_w * dt_;
   } else {
-    const double eta = std::clamp(spec_.efficiency, 1e-6, 1.0);
     const double room_j = capacity - energy_j_;
-    give_w = std::max(give_w, -room_j / (eta * dt));
-    energy_j_ += -give_w * eta * dt;
-    lost_j_ += -give_w * (1.0 - eta) * dt;
+    give_w = std::max(give_w, -room_j / (eta_ * dt_));
+    energy_j_ += -give_w * eta_ * dt_;
+    lost_j_ += -give_w * (1.0 - eta_) * dt_;
   }
   return load_w - give_w;
 }

@@ -31,15 +31,16 @@ class GpuSmoother {
 // loses (1 - efficiency) of what it takes (round trip charged on the way in).
 class EnergyStore {
  public:
-  explicit EnergyStore(const EnergyStorageSpec& spec) : spec_(spec) {}
+  EnergyStore(const EnergyStorageSpec& spec, double dt);
   void reset(double load_w) { average_w_ = load_w, energy_j_ = 0.5 * spec_.capacity.si(), lost_j_ = 0; }
-  // Returns the grid's power for one sample of `dt` seconds at `load_w`.
-  double step(double load_w, double dt);
+  // Returns the grid's power for one sample (of the dt given at construction) at `load_w`.
+  double step(double load_w);
   [[nodiscard]] double lost_j() const { return lost_j_; }
   [[nodiscard]] double stored_j() const { return energy_j_; }
 
  private:
   EnergyStorageSpec spec_;
+  double dt_ = 0, alpha_ = 1, restore_per_j_ = 0, eta_ = 1;
   double average_w_ = 0, energy_j_ = 0, lost_j_ = 0;
 };
 

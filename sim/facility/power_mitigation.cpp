@@ -5,20 +5,6 @@
 
 namespace fleetsim::facility {
 
-double GpuSmoother::step(double demanded_w, bool job_running, double dt) {
-  const double x = job_running ? std::max(demanded_w, floor_w_) : demanded_w;
-  const double up = spec_.ramp_up_rate.si(), down = spec_.ramp_down_rate.si();
-  if (x >= y_) {
-    y_ = up > 0 ? std::min(x, y_ + up * dt) : x;
-    held_ = 0;
-  } else if (held_ < spec_.hold_time.si()) {
-    held_ += dt;  // hysteresis: hold before ramping down (NVML RAMP_DOWN_HYSTERESIS, F20)
-  } else {
-    y_ = down > 0 ? std::max(x, y_ - down * dt) : x;
-  }
-  return y_;
-}
-
 EnergyStore::EnergyStore(const EnergyStorageSpec& spec, double dt) : spec_(spec), dt_(dt) {
   const double tau = std::max(spec.averaging_time().si(), dt);
   alpha_ = 1.0 - std::exp(-dt / tau);  // exponential moving average over tau, sampled every dt

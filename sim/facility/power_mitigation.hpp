@@ -15,14 +15,28 @@ namespace fleetsim::facility {
 // load steady (energy cost); y < x is power the workload wanted and did not get (throughput cost).
 class GpuSmoother {
  public:
-  GpuSmoother(const GpuPowerSmoothingSpec& spec, double tdp_w) : spec_(spec), floor_w_(spec.floor * tdp_w) {}
+  GpuSmoother(const GpuPowerSmoothingSpec& spec, double tdp_w)
+      : floor_w_(spec.floor * tdp_w), up_(spec.ramp_up_rate.si()), down_(spec.ramp_down_rate.si()),
+        hold_(spec.hold_time.si()) {}
   void reset(double power_w) { y_ = power_w, held_ = 0; }
-  // Returns the delivered power for one sample of `dt` seconds.
-  double step(double demanded_w, bool job_running, double dt);
+  // Returns the delivered power for one sample of `dt` seconds. Inline: it runs once per stage
+  // class and sample, millions of times for a day at 10 ms.
+  double step(double demanded_w, bool job_running, double dt) {
+    const double x = job_running && demanded_w < floor_w_ ? floor_w_ : demanded_w;
+    if (x >= y_) {
+      y_ = up_ > 0 && x > y_ + up_ * dt ? y_ + up_ * dt : x;
+      held_ = 0;
+    } else if (held_ < hold_) {
+      held_ += dt;  // hysteresis: hold before ramping down (NVML RAMP_DOWN_HYSTERESIS, F20)
+    } else {
+      y_ = down_ > 0 && x < y_ - down_ * dt ? y_ - down_ * dt : x;
+    }
+    return y_;
+  }
 
  private:
-  GpuPowerSmoothingSpec spec_;
-  double floor_w_ = 0, y_ = 0, held_ = 0;
+  double floor_w_ = 0, up_ = 0, down_ = 0, hold_ = 0;
+  double y_ = 0, held_ = 0;
 };
 
 // Storage between a load and the grid: the grid is asked for the load's moving average over

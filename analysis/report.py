@@ -43,6 +43,12 @@ details summary { cursor: pointer; color: #335; }
 """
 
 CAPTIONS = {
+    "power_window": "The power timeline (facility.power_timeline: on): top, one minute of steady training at "
+                    "its resolution, the pipeline stages' compute and communication phases summed at the hall "
+                    "and at the meter; bottom, the sampled window of replication 0 as 1 s averages, where "
+                    "failures, restarts and checkpoint stalls make the big steps.",
+    "power_spectrum": "The meter's power spectrum in steady training (Hann window, radix-2 FFT), with the "
+                      "bands utilities state limits in (0.1–1, 1–3, 3–20 Hz) and the iteration frequency.",
     "waterfall": "The five factors of effective utilization (DESIGN.md §1), each taking its share of what "
                  "is left: energy efficiency (1/PUE), single-GPU efficiency, parallel scaling, ETTR and pool "
                  "utilization. Red: the loss each factor causes, in percentage points of facility energy.",

@@ -145,8 +145,8 @@ std::vector<ValidationCase> dgxc_validation_cases() {
     if (!c.calibration) continue;
     ValidationCase v = compare(c);
     v.source = c.source + " (calibration rows: at most 64 GPUs or a proxy model; not judged)";
-    v.note = c.precision_label == "fp8" ? "calibrates gemm_efficiency_fp8 (scripts/calibrate --gpu h100)"
-                                        : "BF16: not fitted on (gemm_efficiency is the MAMF measurement)";
+    // Reserved for a fit; none is made on this source yet (sim/step/README.md, issue 24).
+    v.note = "reserved for calibration; nothing fitted on it yet";
     cal.push_back(v);
   }
   out.insert(out.end(), cal.begin(), cal.end());

@@ -106,7 +106,7 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
 }
 
 void write_results_file(const std::string& path, const Scenario& s, const PipelineResult& r,
-                        const std::string& command) {
+                        const std::string& command, const std::function<void(ResultsFile&)>& annotate) {
   ResultsFile f(path);
   f.write_meta({s.file, s.resolved_yaml, s.run.seed, s.run.replications, command});
   f.write_metrics(r.report);
@@ -165,6 +165,7 @@ void write_results_file(const std::string& path, const Scenario& s, const Pipeli
     f.write_table("timeseries", cols, "facility time series of replication 0");
   }
   write_iteration_schedule(s, f);  // the report's Gantt chart (run_trace.hpp)
+  if (annotate) annotate(f);
   f.commit();
 }
 

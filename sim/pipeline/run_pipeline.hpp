@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "sim/facility/facility_model.hpp"
+#include "sim/results/hdf5_writer.hpp"
 #include "sim/results/report.hpp"
 #include "sim/run/run_model.hpp"
 #include "sim/scenario.hpp"
@@ -44,7 +45,8 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options = 
 
 // HDF5 tables of a pipeline result: per-replication figures, the first replication's event log
 // and its facility time series.
+// `annotate`, when given, adds to the file before it is committed (the command's intervals).
 void write_results_file(const std::string& path, const Scenario& s, const PipelineResult& r,
-                        const std::string& command);
+                        const std::string& command, const std::function<void(ResultsFile&)>& annotate = {});
 
 }  // namespace fleetsim

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "sim/reproduce/deepseek_v3.hpp"
+#include "sim/reproduce/dgxc_llama31.hpp"
 #include "sim/reproduce/nemo.hpp"
 #include "sim/reproduce/sections.hpp"
 #include "sim/reproduce/step_sources.hpp"
@@ -66,6 +67,9 @@ std::vector<ValidationCase> step_validation_cases() {
     for (auto& c : judged) c.source += " (judged rows)";
     run_table(judged, 0.10);
   }
+  // NVIDIA DGX Cloud Llama 3.1 on DGX H100, BF16 and FP8 on the same layouts (dgxc_llama31.hpp).
+  const auto dgxc = dgxc_validation_cases();
+  out.insert(out.end(), dgxc.begin(), dgxc.end());
   // Mixture of experts (deepseek_v3.hpp, nemo.hpp): DeepSeek-V3's GPU-hours and the NeMo MoE rows.
   const auto moe = moe_validation_cases();
   out.insert(out.end(), moe.begin(), moe.end());

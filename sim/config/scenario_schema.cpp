@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "sim/config/plan_schema.hpp"
 #include "sim/config/pool_config.hpp"
 #include "sim/config/schema.hpp"
 #include "sim/core/limits.hpp"
@@ -357,7 +358,7 @@ S step_schema() {
 }  // namespace
 
 const std::vector<std::string>& catalog_kinds() {
-  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads"};
+  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads", "prices"};
   return kinds;
 }
 
@@ -374,6 +375,7 @@ std::shared_ptr<const Schema> kind_schema(const std::string& kind) {
   else if (kind == "failures") s = failures_schema();
   else if (kind == "workloads") s = workload_model_schema();
   else if (kind == "sites") s = site_schema();
+  else if (kind == "prices") s = price_schema();  // sim/plan's price catalog (plan_schema.cpp)
   else return nullptr;
   cache[kind] = s;
   return s;

@@ -136,6 +136,9 @@ S evaluation_section() {
       choice("cost_basis", {"owned", "rental"}, "owned",
              "owned: the run's share of capex (annualized at the cost of capital) + operations + energy; "
              "rental: GPU-hours x rental price"),
+      choice("layout", {"search", "base"}, "search",
+             "search: each system x GPU count gets the time-to-train search's layout; base: keep the base "
+             "scenario's layout (it must divide every count)"),
       integer("search_top", "3", "layouts kept per system x GPU count from the time-to-train search", 1, 20),
   });
 }

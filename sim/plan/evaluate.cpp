@@ -185,32 +185,36 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
     std::string why_not;
     std::vector<search::Evaluated> top;
     int gpn = 1;
+    std::map<size_t, search::Candidate> best_for_fabric;
     try {
-      const Scenario gs = load_group_scenario(tree, gsets);
-      gpn = gs.cluster.node.gpus_per_node;
-      search::SearchOptions so;
-      so.objective = search::Objective::TimeToTrain;
-      so.top = p.search_top;
-      so.threads = threads;
-      so.progress = false;
-      search::Space space = search::default_space(gs);
-      // Chunked loss is a search-side memory bound the run pipeline does not apply: keep the
-      // layouts `fleetsim run` accepts as they are.
-      search::override_dimension(space, "chunked_loss=false");
-      so.space = space;
-      const search::SearchResult sr = search::run_search(gs, so);
-      ++ev.layout_searches;
-      top = sr.top;
-      if (top.empty())
-        why_not = "no layout fits in memory (" + std::to_string(sr.feasible) + " feasible of " +
-                  std::to_string(sr.candidates_evaluated) + " candidates)";
+      if (!p.search_layout) {
+        gpn = config::apply_sets(tree, gsets).cluster.node.gpus_per_node;  // the base's layout, checked
+      } else {
+        const Scenario gs = load_group_scenario(tree, gsets);
+        gpn = gs.cluster.node.gpus_per_node;
+        search::SearchOptions so;
+        so.objective = search::Objective::TimeToTrain;
+        so.top = p.search_top;
+        so.threads = threads;
+        so.progress = false;
+        search::Space space = search::default_space(gs);
+        // Chunked loss is a search-side memory bound the run pipeline does not apply: keep the
+        // layouts `fleetsim run` accepts as they are.
+        search::override_dimension(space, "chunked_loss=false");
+        so.space = space;
+        const search::SearchResult sr = search::run_search(gs, so);
+        ++ev.layout_searches;
+        top = sr.top;
+        if (top.empty())
+          why_not = "no layout fits in memory (" + std::to_string(sr.feasible) + " feasible of " +
+                    std::to_string(sr.candidates_evaluated) + " candidates)";
+      }
     } catch (const ConfigError& e) {
       // A count the node does not divide, or no layout the rules accept: this group has no design.
       if (e.key().rfind("workload.", 0) != 0 && e.key().rfind("cluster.gpus", 0) != 0) throw;
       why_not = std::string("no layout: ") + e.what();
     }
     // Best layout per fabric (re-timed on that fabric).
-    std::map<size_t, search::Candidate> best_for_fabric;
     for (size_t fi = 0; fi < d.fab && !top.empty(); ++fi) {
       std::vector<std::string> fs = common;
       append(fs, system_sets(sys, gpus));
@@ -236,9 +240,7 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
       const size_t local = i - first;
       const size_t li = local % d.fail, ki = (local / d.fail) % d.ckpt, xi = (local / d.fail / d.ckpt) % d.spare,
                    fi = local / d.fail / d.ckpt / d.spare / d.cool;
-      const search::Candidate& layout = best_for_fabric.at(fi);
-      x.layout = search::describe(layout);
-      append(x.sets, search::to_sets(layout));
+      if (p.search_layout) append(x.sets, search::to_sets(best_for_fabric.at(fi)));
       const int nodes = gpus / gpn;
       if (!p.spares.empty()) {
         x.spare_nodes = static_cast<int>(std::ceil(p.spares[xi] * nodes - 1e-9));
@@ -259,6 +261,7 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
       (void)li;
       scenarios[i] = config::apply_sets(tree, x.sets);
       const Scenario& s = scenarios[i];
+      x.layout = search::describe(search::from_workload(s.workload, s.cluster.gpus));
       x.oversubscription = s.cluster.fabric.oversubscription;
       if (x.fabric.empty()) x.fabric = s.cluster.fabric.name;
       if (x.cooling.empty()) x.cooling = s.facility.cooling.name;

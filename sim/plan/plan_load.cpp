@@ -131,6 +131,7 @@ PlanSpec build(const ParamSet& p, const std::string& file) {
   s.seed = e.integer("seed");
   s.rental_basis = e.text("cost_basis") == "rental";
   s.search_top = e.integer("search_top");
+  s.search_layout = e.text("layout") == "search";
   return s;
 }
 

@@ -73,6 +73,7 @@ struct PlanSpec {
   int seed = 1;
   bool rental_basis = false;
   int search_top = 3;
+  bool search_layout = true;        // false: the base scenario's layout
 };
 
 }  // namespace fleetsim::plan

@@ -3,7 +3,6 @@
 #include <cstdio>
 
 #include "sim/results/hdf5_writer.hpp"
-#include "sim/results/report.hpp"
 
 namespace fleetsim::plan {
 namespace {
@@ -176,11 +175,6 @@ void write_plan_file(const std::string& path, const PlanSpec& p, const Evaluatio
                      const std::string& command) {
   ResultsFile f(path);
   f.write_meta({p.file, "", static_cast<unsigned long long>(p.seed), p.replications, command});
-  Report r;
-  r.add("plan.designs", static_cast<double>(ev.designs.size()));
-  r.add("plan.feasible", static_cast<double>(s.feasible));
-  r.add("plan.met", s.met);
-  f.write_metrics(r);
   std::vector<std::string> gpu, node, fabric, cooling, site, checkpoint, layout, status;
   std::vector<double> gpus, spares, over, days, cost, mw, mfu, ettr, pue, capex, energy, rental, feasible;
   for (const auto& d : ev.designs) {

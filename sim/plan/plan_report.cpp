@@ -199,6 +199,12 @@ void write_plan_file(const std::string& path, const PlanSpec& p, const Evaluatio
                  {"energy_usd", "USD", "energy cost of the run", energy}, {"rental_usd", "USD", "rental alternative", rental},
                  {"feasible", "1", "meets every constraint", feasible}},
                 "one row per design, in enumeration order");
+  f.write_table("constraints",
+                {{"constraint", "", "deadline, facility_power_cap, budget, gpus_max", std::vector<std::string>{"deadline", "facility_power_cap", "budget", "gpus_max"}},
+                 {"limit", "", "d, MW, USD, GPUs (0 = none)",
+                  std::vector<double>{p.deadline.si() / 86400.0, p.facility_power_cap.si() / 1e6, p.budget.si(),
+                                      static_cast<double>(p.gpus_max)}}},
+                "the plan's constraints");
   std::vector<double> pareto(s.pareto.begin(), s.pareto.end());
   f.write_table("pareto", {{"design", "index", "row of designs", pareto}}, "Pareto set over (days, cost, peak MW)");
   if (s.cheapest_meeting_deadline) {

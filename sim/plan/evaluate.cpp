@@ -186,6 +186,7 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
     std::vector<search::Evaluated> top;
     int gpn = 1;
     std::map<size_t, search::Candidate> best_for_fabric;
+    std::map<std::string, Scenario> group_scenarios;
     try {
       if (!p.search_layout) {
         gpn = config::apply_sets(tree, gsets).cluster.node.gpus_per_node;  // the base's layout, checked
@@ -241,11 +242,21 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
       const size_t li = local % d.fail, ki = (local / d.fail) % d.ckpt, xi = (local / d.fail / d.ckpt) % d.spare,
                    fi = local / d.fail / d.ckpt / d.spare / d.cool;
       if (p.search_layout) append(x.sets, search::to_sets(best_for_fabric.at(fi)));
+      // The scenario of (fabric, cooling, failures) is resolved once per group (YAML resolution
+      // is most of a design's cost otherwise); spares and checkpointing are then set on a copy,
+      // field by field as the --set list below would (the re-run test checks the two agree).
+      const size_t ci = (local / d.fail / d.ckpt / d.spare) % d.cool;
+      const std::string key = std::to_string(fi) + "/" + std::to_string(ci) + "/" + std::to_string(li);
+      auto cached = group_scenarios.find(key);
+      if (cached == group_scenarios.end()) cached = group_scenarios.emplace(key, config::apply_sets(tree, x.sets)).first;
+      Scenario sc = cached->second;
       const int nodes = gpus / gpn;
       if (!p.spares.empty()) {
         x.spare_nodes = static_cast<int>(std::ceil(p.spares[xi] * nodes - 1e-9));
         x.sets.push_back("recovery.policy=warm_spares");
         x.sets.push_back("recovery.spare_nodes=" + std::to_string(x.spare_nodes));
+        sc.recovery.policy = RestartPolicy::WarmSpares;
+        sc.recovery.spare_nodes = x.spare_nodes;
       }
       if (!p.checkpoints.empty()) {
         const CheckpointChoice& c = p.checkpoints[ki];
@@ -257,9 +268,14 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
         const double lbw = c.in_memory ? c.in_memory_bandwidth_per_node.si() * nodes : c.load_bandwidth.si();
         x.sets.push_back(C + "storage_bandwidth=" + num(bw) + " B/s");
         x.sets.push_back(C + "load_bandwidth=" + num(lbw) + " B/s");
+        sc.checkpoint.interval_kind = c.daly ? CheckpointIntervalKind::Daly : CheckpointIntervalKind::Fixed;
+        if (!c.daly) sc.checkpoint.interval = c.interval;
+        sc.checkpoint.async = c.async;
+        sc.checkpoint.write_time = c.write_time;
+        sc.checkpoint.storage_bandwidth = BytesPerSecond(bw);
+        sc.checkpoint.load_bandwidth = BytesPerSecond(lbw);
       }
-      (void)li;
-      scenarios[i] = config::apply_sets(tree, x.sets);
+      scenarios[i] = std::move(sc);
       const Scenario& s = scenarios[i];
       x.layout = search::describe(search::from_workload(s.workload, s.cluster.gpus));
       x.oversubscription = s.cluster.fabric.oversubscription;

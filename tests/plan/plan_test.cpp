@@ -15,6 +15,7 @@
 #include "sim/plan/evaluate.hpp"
 #include "sim/plan/plan_load.hpp"
 #include "sim/plan/summary.hpp"
+#include "sim/plan/target.hpp"
 #include "tests/test_paths.hpp"
 
 using namespace fleetsim;
@@ -199,4 +200,38 @@ evaluation: {layout: base, cost_basis: rental, replications: 4}
   std::printf("Llama 3.1 405B rental cost: predicted %.2fM USD (%.2fM H100-hours), published 61.68M: %+.1f%% (target 10%%)\n",
               d.cost.rental / 1e6, d.cost.gpu_hours / 1e6, 100 * error);
   CHECK(std::fabs(error) <= 0.17);
+}
+
+TEST_CASE("plan CLI: an unmet deadline is reported with exit 0; --json has the named keys", "[plan]") {
+  const std::string bin = fleetsim::testing::fleetsim_binary();
+  const std::string file = write_temp("small", kSmallPlan);
+  auto r = run_shell(bin + " plan " + file + " --threads 2 --set 'constraints.deadline=20 d' 2>&1");
+  CHECK(r.code == 0);
+  CHECK(r.out.find("NO DESIGN MEETS EVERY CONSTRAINT") != std::string::npos);
+  CHECK(r.out.find("deadline cannot be met") != std::string::npos);
+  r = run_shell(bin + " plan " + file + " --threads 2 --json 2>/dev/null");
+  REQUIRE(r.code == 0);
+  for (const char* key : {"\"designs\"", "\"pareto\"", "\"gpu\"", "\"gpus\"", "\"days\"", "\"cost_usd\"",
+                          "\"peak_facility_mw\"", "\"mfu\"", "\"ettr\"", "\"pue\"", "\"layout\""})
+    CHECK(r.out.find(key) != std::string::npos);
+}
+
+// What it takes: the reported combination, re-run as a scenario with its --set list, reaches the
+// target (the factor is the run model's, not an estimate).
+TEST_CASE("plan --target: the cheapest combination reaching ETTR 0.97 on 10k H100 re-runs to it", "[plan]") {
+  const plan::TargetResult r = plan::what_it_takes("h100-10k", {}, "ettr=0.97", "default", 2);
+  REQUIRE(r.reached);
+  const auto& best = r.tried[r.best];
+  CHECK(best.value >= 0.97);
+  CHECK(r.baseline.value < 0.97);
+  const Scenario sc = config::load_scenario("h100-10k", best.sets);
+  PipelineOptions o;
+  o.threads = 1;
+  const PipelineResult pr = run_pipeline(sc, o);
+  double ettr = 0;
+  for (const auto& rep : pr.run.replications) ettr += rep.ettr / pr.run.replications.size();
+  CHECK(ettr == Approx(best.ettr).epsilon(1e-12));
+  // No combination that reaches it is cheaper.
+  for (const auto& t : r.tried)
+    if (t.value >= 0.97) CHECK(t.cost_usd >= best.cost_usd);
 }

@@ -213,7 +213,10 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
     } catch (const ConfigError& e) {
       // A count the node does not divide, or no layout the rules accept: this group has no design.
       if (e.key().rfind("workload.", 0) != 0 && e.key().rfind("cluster.gpus", 0) != 0) throw;
-      why_not = std::string("no layout: ") + e.what();
+      // The key and the reason; the scenario loader's "(after --set ...)" list is the plan's own.
+      std::string why = e.message();
+      if (const size_t cut = why.find(" (after --set "); cut != std::string::npos) why.resize(cut);
+      why_not = "no layout: " + e.key() + ": " + why;
     }
     // Best layout per fabric (re-timed on that fabric).
     for (size_t fi = 0; fi < d.fab && !top.empty(); ++fi) {

@@ -1,5 +1,6 @@
 #include "sim/plan/plan_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 
 #include "sim/results/hdf5_writer.hpp"
@@ -167,6 +168,17 @@ void print_table(const PlanSpec& p, const Evaluation& ev, const Summary& s, std:
     out << "fastest design inside the budget, power and GPU limits: #" << *s.fastest_in_budget << " " << d.gpu << " x "
         << d.gpus << ", " << fixed(d.days, 1) << " d, " << money(d.cost.run_usd) << " USD\n";
   }
+  // Designs that did not run, by reason (system x count), so an empty answer explains itself.
+  std::vector<std::pair<std::string, int>> reasons;
+  for (const auto& d : ev.designs) {
+    if (d.evaluated) continue;
+    const std::string r = d.gpu + " x " + std::to_string(d.gpus) + ": " + d.status;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& x) { return x.first == r; });
+    if (it == reasons.end()) reasons.emplace_back(r, 1);
+    else ++it->second;
+  }
+  if (!reasons.empty()) out << "not run:\n";
+  for (const auto& [r, n] : reasons) out << "  " << n << " design(s) " << r << "\n";
   if (!s.met) out << "NO DESIGN MEETS EVERY CONSTRAINT\n";
   for (const auto& b : s.binding) out << (s.met ? "binding: " : "unmet: ") << b.text << "\n";
 }

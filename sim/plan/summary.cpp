@@ -113,6 +113,24 @@ Summary summarize(const PlanSpec& p, const std::vector<Design>& ds) {
              (ds[*best].evaluated ? "" : " even at ETTR 1 (compute-only bound)");
     s.binding.push_back(b);
   }
+  // Every design misses two or more: the smallest excess of each constraint over all of them.
+  for (int c = 0; c < 4 && s.binding.empty() && s.evaluated > 0; ++c) {
+    std::optional<size_t> best;
+    for (size_t i = 0; i < ds.size(); ++i)
+      if (ds[i].evaluated && ds[i].excess[c] > 0 && (!best || ds[i].excess[c] < ds[*best].excess[c])) best = i;
+    if (!best) continue;
+    for (int k = 0; k < 4; ++k) {
+      double least = -1;
+      for (const auto& d : ds)
+        if (d.evaluated && d.excess[k] > 0 && (least < 0 || d.excess[k] < least)) least = d.excess[k];
+      if (least < 0) continue;
+      const double lim = limit_of(p, k);
+      s.binding.push_back({constraint_name(kConstraints[k]), least, unit_of(k),
+                           std::string(constraint_name(kConstraints[k])) + " cannot be met together with the others: every "
+                           "design misses two or more constraints; the smallest excess over this one is " + fmt(least) +
+                           " " + unit_of(k) + " (limit " + fmt(lim) + " " + unit_of(k) + ")"});
+    }
+  }
   if (s.binding.empty())
     s.binding.push_back({"none", 0, "", "no design could be evaluated (see each design's status)"});
   return s;

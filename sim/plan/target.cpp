@@ -27,7 +27,7 @@ struct Lever {
 
 std::string num(double v) {
   char buf[40];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
+  std::snprintf(buf, sizeof buf, "%.4g", v);
   return buf;
 }
 
@@ -43,7 +43,9 @@ std::string cooling_kind_name(CoolingKind k) {
 
 std::vector<Lever> ettr_levers(const Scenario& s, bool with_rate_scale) {
   const double nodes = s.cluster.nodes();
-  const std::string mem_bw = num(25e9 * nodes) + " B/s";   // host-memory tier, 25 GB/s per node [U]
+  char exact[40];
+  std::snprintf(exact, sizeof exact, "%.17g B/s", 25e9 * nodes);
+  const std::string mem_bw = exact;   // host-memory tier, 25 GB/s per node [U]
   std::vector<Lever> l = {
       {"checkpoint", {{"", {}},
                       {"daly + async", {"checkpoint.interval=daly", "checkpoint.async=true"}},

@@ -73,6 +73,7 @@ S node_schema() {
       quantity("host_power_idle", dim<Watts>(), "", "non-GPU power of the server when idle", 0, false),
       quantity("host_power_max", dim<Watts>(), "", "non-GPU power of the server at full load", 0, false),
       quantity("fan_power_max", dim<Watts>(), "0 W", "server fans at full load when air-cooled", 0, false),
+      boolean("liquid_cooled_only", "false", "no air-cooled variant (NVL72 racks): `fleetsim plan` pairs it with liquid plants only"),
   });
 }
 

@@ -287,6 +287,13 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
       if (x.site.empty()) x.site = s.facility.site.name;
       if (p.spares.empty()) x.spare_nodes = s.recovery.spare_nodes;
       x.tokens = p.tokens.si();
+      // A rack that is liquid-cooled by design is not paired with an air plant.
+      const bool air = s.facility.cooling.kind == CoolingKind::AirChiller || s.facility.cooling.kind == CoolingKind::AirEconomizer;
+      if (s.cluster.node.liquid_cooled_only && air) {
+        x.status = "skipped: " + x.node + " is liquid-cooled only; " + x.cooling + " is an air plant";
+        ++ev.pruned;
+        continue;
+      }
       // Pruning: limits known before the run model.
       if (p.gpus_max > 0 && x.gpus_bought() > p.gpus_max) {
         x.excess[static_cast<int>(Constraint::GpusMax)] = x.gpus_bought() - p.gpus_max;

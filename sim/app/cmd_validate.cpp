@@ -31,6 +31,13 @@ int validate(const std::string& only, bool json) {
       o["error_kind"] = c.error_is_absolute ? "absolute" : "relative";
       o["tolerance"] = c.tolerance;
       o["pass"] = c.pass;
+      // Added keys (consumers of the keys above are unaffected): the split and the scenario.
+      o["role"] = c.role == CaseRole::Calibration ? "calibration" : "judged";
+      o["scenario"] = c.scenario;
+      Json sets = Json::array();
+      for (const auto& s : c.overrides) sets.push_back(s);
+      o["overrides"] = sets;
+      o["note"] = c.note;
       arr.push_back(o);
     }
     j["cases"] = arr;
@@ -68,7 +75,8 @@ void add_validate_command(CLI::App& app) {
   auto only = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   auto* c = app.add_subcommand("validate", "reproduce every published case in data/validation with its error");
-  c->add_option("--only", *only, "one model: step, run or facility")->check(CLI::IsMember({"step", "run", "facility"}));
+  c->add_option("--only", *only, "one model: step, run, facility or pool")
+      ->check(CLI::IsMember({"step", "run", "facility", "pool"}));
   c->add_flag("--json", *json, "print {\"cases\": [...]} as JSON");
   c->callback([only, json] {
     int code = validate(*only, *json);

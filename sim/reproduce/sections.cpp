@@ -7,6 +7,7 @@ const std::vector<Section>& sections() {
       {"step", step_validation_cases},
       {"run", run_validation_cases},
       {"facility", facility_validation_cases},
+      {"pool", pool_validation_cases},
   };
   return all;
 }

@@ -51,6 +51,7 @@ NodeSpec build_node(const ParamSet& p) {
   n.host_power_idle = p.get<Watts>("host_power_idle");
   n.host_power_max = p.get<Watts>("host_power_max");
   n.fan_power_max = p.get<Watts>("fan_power_max");
+  n.liquid_cooled_only = p.flag("liquid_cooled_only");
   return n;
 }
 

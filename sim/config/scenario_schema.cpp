@@ -4,6 +4,7 @@
 #include <map>
 #include <mutex>
 
+#include "sim/config/plan_schema.hpp"
 #include "sim/config/pool_config.hpp"
 #include "sim/config/schema.hpp"
 #include "sim/core/limits.hpp"
@@ -73,6 +74,7 @@ S node_schema() {
       quantity("host_power_idle", dim<Watts>(), "", "non-GPU power of the server when idle", 0, false),
       quantity("host_power_max", dim<Watts>(), "", "non-GPU power of the server at full load", 0, false),
       quantity("fan_power_max", dim<Watts>(), "0 W", "server fans at full load when air-cooled", 0, false),
+      boolean("liquid_cooled_only", "false", "no air-cooled variant (NVL72 racks): `fleetsim plan` pairs it with liquid plants only"),
   });
 }
 
@@ -415,7 +417,7 @@ S step_schema() {
 }  // namespace
 
 const std::vector<std::string>& catalog_kinds() {
-  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads"};
+  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads", "prices"};
   return kinds;
 }
 
@@ -432,6 +434,7 @@ std::shared_ptr<const Schema> kind_schema(const std::string& kind) {
   else if (kind == "failures") s = failures_schema();
   else if (kind == "workloads") s = workload_model_schema();
   else if (kind == "sites") s = site_schema();
+  else if (kind == "prices") s = price_schema();  // sim/plan's price catalog (plan_schema.cpp)
   else return nullptr;
   cache[kind] = s;
   return s;

@@ -36,7 +36,8 @@ std::vector<ValidationCase> moe_validation_cases() {
     add(src, what, c.published_gpu_hours,
         predicted_gpu_hours(run.scenario, run.step, c.tokens), 0.10);
   }
-  for (const char* system : {"DGX-H100", "DGX-B200"}) {
+  // GB200 / GB300 NVL72 and B300 (issue 26, nemo_systems.cpp): judged with their presets.
+  for (const char* system : {"DGX-H100", "DGX-B200", "DGX-GB200", "DGX-GB300", "DGX-B300"}) {
     std::vector<ValidationCase> rows;
     for (const auto& c : nemo_moe_cases(system)) rows.push_back(compare(c));
     out.insert(out.end(), rows.begin(), rows.end());
@@ -58,9 +59,11 @@ std::vector<ValidationCase> step_validation_cases() {
   run_table(llama3_table4_cases(), 3.0);
   run_table(vtrain_multinode_cases(), 0.10);
   run_table(vtrain_singlenode_cases(), 0.10);
-  // NeMo DGX H100 / B200: the judged rows only (the calibration rows are what the GPU presets
-  // were fitted on; scripts/calibrate --gpu h100|b200 prints them).
-  for (const char* system : {"DGX-H100", "DGX-B200"}) {
+  // NeMo DGX H100 / B200 / GB200 / GB300: the judged rows only (the calibration rows are what the
+  // GPU presets were fitted on; scripts/calibrate --gpu h100|b200|gb300 prints them; GB200 carries
+  // B200's fit, its calibration rows are printed by tests/validation/step_nemo_blackwell_test.cpp).
+  // DGX-B300 has no dense rows in the table.
+  for (const char* system : {"DGX-H100", "DGX-B200", "DGX-GB200", "DGX-GB300"}) {
     std::vector<StepCase> judged;
     for (auto& c : nemo_cases(system))
       if (!c.calibration) judged.push_back(std::move(c));

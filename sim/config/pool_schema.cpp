@@ -118,6 +118,7 @@ std::shared_ptr<const Schema> pool_schema() {
       section("training", training_stream_schema(), "training job stream"),
       section("development", dev_stream_schema(), "development job stream"),
       optional_table("inference", inference_schema(), "inference service groups (none by default)"),
+      section("interference", pool_interference_schema(), "jobs slowing each other on the shared fabric (issue 28)"),
   });
   return s;
 }

@@ -6,6 +6,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/pool/interference_spec.hpp"
+
 namespace fleetsim {
 
 enum class QueuePolicy { Fifo, Backfill, Priority };
@@ -98,6 +100,7 @@ struct PoolSpec {
   TrainingStream training;
   DevStream dev;
   std::vector<InferenceGroup> inference;
+  InterferenceSpec interference;    // jobs slowing each other on the shared fabric (off by default)
 };
 
 }  // namespace fleetsim

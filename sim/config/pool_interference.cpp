@@ -19,7 +19,7 @@ std::shared_ptr<Schema> make(std::string name, std::string doc, std::vector<Fiel
 
 std::shared_ptr<const Schema> explicit_job_schema() {
   return make("job", "A job with a fixed placement on whole nodes (a published pairwise experiment).", {
-      text("name", "", "label, unique (reported as pool.interference_job.<name>.*)"),
+      text("name", "", "label, unique (reported as pool.iteration_time_alone.<name> etc.)"),
       integer("gpus", "8", "GPUs of the job: the nodes listed, times GPUs per node"),
       int_list("nodes", "pool node indices the job runs on (node k holds GPUs k*G .. k*G+G-1)"),
       quantity("start", dim<Seconds>(), "0 s", "submission time", 0, false),

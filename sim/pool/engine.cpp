@@ -33,7 +33,7 @@ struct Job {
   bool interrupted = false, reclaiming = false;
   // Fabric interference (sim/pool/interference.hpp): the iteration slowdown now, and the job's
   // progress since its run started as (wall s since the work began, work s done, sigma after).
-  double sigma = 1.0;
+  double sigma = 1.0, sigma_max = 1.0;
   std::vector<std::array<double, 3>> marks;
   double net_wall = 0, net_ideal = 0;  // running time and what it would have been alone, over all runs
   int explicit_job = -1;               // index in pool.interference.jobs
@@ -595,6 +595,7 @@ void Sim::net_attach(int id) {
   }
   fabric_->add(id, j.nodes, traffic, comm, j.alloc, now_);
   j.sigma = fabric_->sigma(id);
+  j.sigma_max = std::max(j.sigma_max, j.sigma);
   j.marks.assign(1, {0.0, 0.0, j.sigma});
   interf_rate_ += j.alloc * (1.0 - 1.0 / j.sigma);
   net_count_shared(j);
@@ -613,8 +614,8 @@ void Sim::net_detach(int id) {
     const ExplicitJob& e = s_.interference.jobs[j.explicit_job];
     const double comm_s = e.comm_bytes / in_.fabric.nic_rate;
     const double alone = e.compute_time_s + comm_s * fabric_->comm_self(id);
-    out_.interference.explicit_jobs.push_back(
-        {e.name, alone, alone * (j.net_ideal > 0 ? j.net_wall / j.net_ideal : 1.0), fabric_->comm_self(id), fabric_->comm_all(id)});
+    out_.interference.explicit_jobs.push_back({e.name, alone, alone * j.sigma_max,
+                                               j.net_ideal > 0 ? j.net_wall / j.net_ideal : 1.0, fabric_->comm_self(id)});
   }
   interf_rate_ -= j.alloc * (1.0 - 1.0 / j.sigma);
   fabric_->remove(id, now_);
@@ -646,6 +647,7 @@ void Sim::net_rebase(const std::vector<int>& ids) {
     const double sigma = fabric_->sigma(id);
     interf_rate_ += k.alloc * (1.0 / k.sigma - 1.0 / sigma);
     k.sigma = sigma;
+    k.sigma_max = std::max(k.sigma_max, sigma);
     if (k.marks.back()[0] >= wall) k.marks.back() = {wall, done, sigma};
     else k.marks.push_back({wall, done, sigma});
     net_count_shared(k);

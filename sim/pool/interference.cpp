@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
+#include <limits>
 #include <map>
 
 #include "sim/run/rng.hpp"
@@ -80,10 +82,11 @@ void FabricSharing::add(int id, const std::vector<int>& nodes_in, TrafficPattern
   const int n = static_cast<int>(nodes.size());
   std::map<int, Use> uses;  // by link, in link order (deterministic)
   const bool ecmp = spec_.routing == FabricRouting::Ecmp;
-  auto add_flows = [&](int link, double flows, bool hashed) {
+  auto add_flows = [&](int link, double flows, bool hashed, double demand) {
     Use& u = uses[link];
     u.link = link;
     u.flows += flows;
+    u.demand = demand;
     if (hashed && ecmp) {
       const int cables = links_[link].cables;
       for (int k = 0; k < static_cast<int>(flows); ++k) {
@@ -95,9 +98,9 @@ void FabricSharing::add(int id, const std::vector<int>& nodes_in, TrafficPattern
   if (n >= 2 && traffic == TrafficPattern::Ring) {
     for (int i = 0; i < n; ++i) {
       const int a = nodes[i], b = nodes[(i + 1) % n];
-      if (a / shape_.leaf_nodes != b / shape_.leaf_nodes) add_flows(a / shape_.leaf_nodes, shape_.flows_per_node, true);
+      if (a / shape_.leaf_nodes != b / shape_.leaf_nodes) add_flows(a / shape_.leaf_nodes, shape_.flows_per_node, true, 1.0);
       if (shape_.pod_nodes > 0 && a / shape_.pod_nodes != b / shape_.pod_nodes)
-        add_flows(leaf_links_ + a / shape_.pod_nodes, shape_.flows_per_node, true);
+        add_flows(leaf_links_ + a / shape_.pod_nodes, shape_.flows_per_node, true, 1.0);
     }
   } else if (n >= 2) {
     // All-to-all: a group holding m of the job's n nodes sends m (n - m) / (n - 1) nodes' worth out.
@@ -108,9 +111,9 @@ void FabricSharing::add(int id, const std::vector<int>& nodes_in, TrafficPattern
     }
     const double scale = static_cast<double>(shape_.flows_per_node) / (n - 1);
     for (const auto& [leaf, m] : per_leaf)
-      if (m < n) add_flows(leaf, m * static_cast<double>(n - m) * scale, false);
+      if (m < n) add_flows(leaf, m * static_cast<double>(n - m) * scale, false, 1.0 / (n - 1));
     for (const auto& [pod, m] : per_pod)
-      if (m < n) add_flows(leaf_links_ + pod, m * static_cast<double>(n - m) * scale, false);
+      if (m < n) add_flows(leaf_links_ + pod, m * static_cast<double>(n - m) * scale, false, 1.0 / (n - 1));
   }
   for (auto& [link, u] : uses) j.uses.push_back(std::move(u));
   for (int k = 0; k < static_cast<int>(j.uses.size()); ++k) {
@@ -145,31 +148,62 @@ void FabricSharing::remove(int id, double now) {
   touch_others(id, j);
 }
 
+namespace {
+
+// Max-min share of `capacity` among classes of flows (count, demand each), by water-filling: the
+// level x with sum count min(demand, x) = capacity (Bertsekas & Gallager, Data Networks, 6.5.2).
+// Returns the level (infinity when every demand fits).
+double water_level(std::vector<std::pair<double, double>>& classes, double capacity) {
+  double offered = 0;
+  for (const auto& [count, demand] : classes) offered += count * demand;
+  if (offered <= capacity * (1 + 1e-12)) return std::numeric_limits<double>::infinity();
+  std::sort(classes.begin(), classes.end(), [](const auto& a, const auto& b) { return a.second < b.second; });
+  double left = capacity, count_left = 0;
+  for (const auto& c : classes) count_left += c.first;
+  for (const auto& [count, demand] : classes) {
+    if (count_left <= 0) break;
+    const double level = left / count_left;
+    if (demand >= level) return level;
+    left -= count * demand;
+    count_left -= count;
+  }
+  return count_left > 0 ? left / count_left : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
 double FabricSharing::slowdown_on(int id, const JobNet& j, const Use& u, bool alone) const {
   const Link& l = links_[u.link];
   const bool priority = spec_.sharing == LinkSharing::CommPriority;
   // Under communication priority, higher-priority traffic takes capacity first and lower-priority
   // traffic yields; a floor of 10% keeps the lowest class moving (Crux: lowest-priority jobs lose
   // 55.5% of throughput, not all of it; data/validation/fabric_interference.csv I13).
-  auto split = [&](int other) {  // +1 counted as equal, 0 ignored, -1 higher
+  auto split = [&](int other) {  // +1 shares with us, 0 yields to us, -1 goes first
     if (!priority) return 1;
     const double p = jobs_.at(other).priority;
     return p > j.priority ? -1 : p < j.priority ? 0 : 1;
   };
-  const bool hashed = !u.cables.empty();
-  if (!hashed) {
-    double seen = u.flows, higher = 0;
+  // The flows on one cable (or the whole bundle): ours count fully (we are communicating), the
+  // others' with their weight (the chance they are communicating too).
+  auto slowdown = [&](double own_count, double capacity, const std::function<double(const Use&)>& count_of) {
+    std::vector<std::pair<double, double>> classes{{own_count, u.demand}};
+    double higher = 0;
     if (!alone)
       for (const auto& [other, ui] : l.jobs) {
         if (other == id) continue;
         const JobNet& o = jobs_.at(other);
-        const double f = o.weight * o.uses[ui].flows;
+        const Use& ou = o.uses[ui];
+        const double cnt = o.weight * count_of(ou);
         const int s = split(other);
-        if (s > 0) seen += f;
-        else if (s < 0) higher += f;
+        if (s > 0) classes.emplace_back(cnt, ou.demand);
+        else if (s < 0) higher += cnt * ou.demand;
       }
-    const double avail = std::max(0.1 * l.capacity, l.capacity - higher);
-    return std::max(1.0, seen / avail);
+    const double avail = std::max(0.1 * capacity, capacity - higher);
+    const double level = water_level(classes, avail);
+    return std::max(1.0, u.demand / std::min(u.demand, level));
+  };
+  if (u.cables.empty()) {
+    return slowdown(u.flows / u.demand, l.capacity, [](const Use& o) { return o.flows / o.demand; });
   }
   const double cable_cap = l.capacity / l.cables;
   double worst = 1.0;
@@ -179,20 +213,11 @@ double FabricSharing::slowdown_on(int id, const JobNet& j, const Use& u, bool al
     size_t b = a;
     while (b < mine.size() && mine[b] == mine[a]) ++b;
     const std::uint16_t c = mine[a];
-    double seen = static_cast<double>(b - a), higher = 0;
-    if (!alone)
-      for (const auto& [other, ui] : l.jobs) {
-        if (other == id) continue;
-        const JobNet& o = jobs_.at(other);
-        const Use& ou = o.uses[ui];
-        const double on_c = ou.cables.empty() ? ou.flows / l.cables
-                                              : static_cast<double>(std::count(ou.cables.begin(), ou.cables.end(), c));
-        const int s = split(other);
-        if (s > 0) seen += o.weight * on_c;
-        else if (s < 0) higher += o.weight * on_c;
-      }
-    const double avail = std::max(0.1 * cable_cap, cable_cap - higher);
-    worst = std::max(worst, seen / avail);
+    const int cables = l.cables;
+    worst = std::max(worst, slowdown(static_cast<double>(b - a), cable_cap, [c, cables](const Use& o) {
+                       return o.cables.empty() ? o.flows / o.demand / cables
+                                               : static_cast<double>(std::count(o.cables.begin(), o.cables.end(), c));
+                     }));
     a = b;
   }
   return worst;

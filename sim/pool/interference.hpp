@@ -16,9 +16,11 @@
 //   to every other node evenly (many small flows: spread evenly over cables even under ECMP).
 // - Routing: ECMP hashes every ring flow onto one cable of each bundle it crosses (seeded draw per
 //   flow and start); adaptive spreads over the bundle. Sharing: per cable (ECMP) or per bundle,
-//   a flow's rate is capacity / load where the load exceeds the capacity (fair share of equal
-//   flows; what flows bottlenecked elsewhere leave unused is not redistributed: the slowdown is an
-//   upper bound of max-min's). A job's communication is as slow as its slowest flow.
+//   max-min by water-filling over the flows there, each flow wanting its demand (a ring flow the
+//   NIC's line rate, an all-to-all flow its share of the NIC): flows are fair per flow, so a job
+//   with more flows on a link gets more of it, as on the SimGrid tier. Each link is filled on its
+//   own: a flow held back elsewhere does not return its unused share (so the slowdown can be
+//   above network-wide max-min's). A job's communication is as slow as its slowest flow.
 // - Time: jobs' communication phases overlap at random (each other job counts with its
 //   communication share, the probability it is communicating) or all at once ("aligned").
 // - Iteration slowdown: sigma = 1 + c (s_all / s_self - 1), c the job's exposed communication share
@@ -68,8 +70,11 @@ struct InterferenceOut {
   double gpus = 0, shared_gpus = 0;    // their requested GPUs
   std::vector<double> link_load_mean, link_load_max, hot_links;  // sampled with the pool time series
   std::vector<LinkReport> worst_links;
-  struct JobTimes { std::string name; double alone_s = 0, together_s = 0, comm_self = 1, comm_all = 1; };
-  std::vector<JobTimes> explicit_jobs; // pool.interference.jobs: iteration time alone and with the others
+  // pool.interference.jobs: iteration time alone and at the most contended moment of the run (for
+  // a pair that runs at once: together), the mean slowdown over the run, the communication
+  // slowdown on the fabric alone (oversubscription, own ECMP collisions).
+  struct JobTimes { std::string name; double alone_s = 0, together_s = 0, mean_slowdown = 1, comm_self = 1; };
+  std::vector<JobTimes> explicit_jobs;
 };
 
 class FabricSharing {
@@ -99,6 +104,7 @@ class FabricSharing {
   struct Use {
     int link = 0;
     double flows = 0;                    // NIC line rates this job offers the link while communicating
+    double demand = 1;                   // line rate each of its flows wants (all-to-all: 1 / (n - 1) per peer)
     std::vector<std::uint16_t> cables;   // ECMP: the cable of each ring flow (empty: spread evenly)
   };
   struct JobNet {

@@ -34,7 +34,9 @@ const std::vector<MetricDef>& pool_metric_defs() {
       {"interference_shared_gpus_share", "1", "GPUs of the training jobs that shared a fabric link with another job"},
       {"interference_link_load", "1", "offered load / capacity of the fabric's switch bundles, time mean over links"},
       {"interference_hot_links", "count", "switch bundles offered more than their capacity, time mean"},
-      {"interference_job.*", "s", "pool.interference.jobs: iteration time alone and together with the other jobs"},
+      {"iteration_time_alone.*", "s", "pool.interference.jobs: a job's iteration time alone on the fabric"},
+      {"iteration_time_together.*", "s", "pool.interference.jobs: a job's iteration time at the most contended moment of its run (together)"},
+      {"interference_job_slowdown.*", "1", "pool.interference.jobs: iteration time together / alone"},
   };
   return defs;
 }
@@ -107,9 +109,9 @@ void add_interference_metrics(const PoolResult& r, Report& report) {
   report.add("interference_link_load", summarize(load));
   report.add("interference_hot_links", summarize(hot));
   for (const auto& t : r.replications.front().interference.explicit_jobs) {
-    report.add("interference_job." + t.name + ".iteration_time_alone", t.alone_s);
-    report.add("interference_job." + t.name + ".iteration_time_together", t.together_s);
-    report.add("interference_job." + t.name + ".slowdown", t.together_s / t.alone_s);
+    report.add("iteration_time_alone." + t.name, t.alone_s);
+    report.add("iteration_time_together." + t.name, t.together_s);
+    report.add("interference_job_slowdown." + t.name, t.together_s / t.alone_s);
   }
 }
 

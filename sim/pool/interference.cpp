@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <limits>
 #include <map>
 
@@ -129,7 +128,13 @@ void FabricSharing::add(int id, const std::vector<int>& nodes_in, TrafficPattern
     }
   }
   JobNet& stored = jobs_[id] = std::move(j);
-  evaluate(id, stored);
+  stored.s_self = 1;
+  stored.use_s.assign(stored.uses.size(), 1.0);
+  for (size_t k = 0; k < stored.uses.size(); ++k) {
+    stored.s_self = std::max(stored.s_self, slowdown_on(id, stored, stored.uses[k], true));
+    stored.use_s[k] = slowdown_on(id, stored, stored.uses[k], false);
+  }
+  set_sigma(stored);
   touch_others(id, stored);
 }
 
@@ -185,8 +190,9 @@ double FabricSharing::slowdown_on(int id, const JobNet& j, const Use& u, bool al
   };
   // The flows on one cable (or the whole bundle): ours count fully (we are communicating), the
   // others' with their weight (the chance they are communicating too).
-  auto slowdown = [&](double own_count, double capacity, const std::function<double(const Use&)>& count_of) {
-    std::vector<std::pair<double, double>> classes{{own_count, u.demand}};
+  auto slowdown = [&](double own_count, double capacity, const auto& count_of) {
+    std::vector<std::pair<double, double>>& classes = classes_;
+    classes.assign(1, {own_count, u.demand});
     double higher = 0;
     if (!alone)
       for (const auto& [other, ui] : l.jobs) {
@@ -223,30 +229,33 @@ double FabricSharing::slowdown_on(int id, const JobNet& j, const Use& u, bool al
   return worst;
 }
 
-void FabricSharing::evaluate(int id, JobNet& j) {
-  double self = 1, all = 1;
-  for (const Use& u : j.uses) {
-    self = std::max(self, slowdown_on(id, j, u, true));
-    all = std::max(all, slowdown_on(id, j, u, false));
-  }
-  j.s_self = self;
+// Iteration time with the communication slowed, over the iteration alone; c is the share of an
+// uncontended iteration spent in exposed inter-node communication.
+void FabricSharing::set_sigma(JobNet& j) const {
+  double all = 1;
+  for (double x : j.use_s) all = std::max(all, x);
   j.s_all = all;
-  // Iteration time with the communication slowed, over the iteration alone; c is the share of an
-  // uncontended iteration spent in exposed inter-node communication.
   const double c = j.comm_share;
-  j.sigma = (1.0 - c + c * all) / (1.0 - c + c * self);
+  j.sigma = (1.0 - c + c * all) / (1.0 - c + c * j.s_self);
 }
 
 void FabricSharing::touch_others(int id, const JobNet& j) {
+  std::vector<int> dirty;
   for (const Use& u : j.uses)
     for (const auto& [other, ui] : links_[u.link].jobs) {
       if (other == id) continue;
       JobNet& o = jobs_.at(other);
-      const double before = o.sigma;
-      evaluate(other, o);
-      if (std::abs(o.sigma - before) > 1e-12 && std::find(changed_.begin(), changed_.end(), other) == changed_.end())
-        changed_.push_back(other);
+      o.use_s[ui] = slowdown_on(other, o, o.uses[ui], false);
+      dirty.push_back(other);
     }
+  std::sort(dirty.begin(), dirty.end());
+  dirty.erase(std::unique(dirty.begin(), dirty.end()), dirty.end());
+  for (int other : dirty) {
+    JobNet& o = jobs_.at(other);
+    const double before = o.sigma;
+    set_sigma(o);
+    if (std::abs(o.sigma - before) > 1e-12) changed_.push_back(other);
+  }
 }
 
 double FabricSharing::sigma(int id) const {

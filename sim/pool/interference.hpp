@@ -109,6 +109,7 @@ class FabricSharing {
   };
   struct JobNet {
     std::vector<Use> uses;
+    std::vector<double> use_s;           // communication slowdown on each use's link, with the others
     double comm_share = 0, weight = 1, priority = 0;
     double s_self = 1, s_all = 1, sigma = 1;
     bool shared = false;
@@ -123,7 +124,9 @@ class FabricSharing {
 
   void account(Link& l, double now);
   double slowdown_on(int id, const JobNet& j, const Use& u, bool alone) const;
-  void evaluate(int id, JobNet& j);
+  void set_sigma(JobNet& j) const;
+  // Re-evaluates the other jobs on the links of `j` (only their uses of those links) after j came
+  // or went: O(jobs on those links), not O(their links).
   void touch_others(int id, const JobNet& j);
 
   FabricShape shape_;
@@ -135,6 +138,7 @@ class FabricSharing {
   int leaf_links_ = 0;
   std::unordered_map<int, JobNet> jobs_;
   std::vector<int> changed_;
+  mutable std::vector<std::pair<double, double>> classes_;  // scratch for the water-filling
 };
 
 }  // namespace fleetsim::pool

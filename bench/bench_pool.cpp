@@ -48,7 +48,7 @@ int main(int argc, char** argv) {
     const auto& rep = r.replications.front();
     const double target = rep.interference.enabled ? 60.0 : 30.0;
     std::string label = sets.size() > 1 ? "" : "pool-100k-mixed (topology, none)";
-    for (size_t k = 1; k < sets.size(); ++k) label += (k > 1 ? " " : "") + sets[k].substr(sets[k].find_last_of('.') + 1);
+    for (size_t k = 1; k < sets.size(); ++k) label += (k > 1 ? " " : "") + sets[k].substr(sets[k].rfind("pool.", 0) == 0 ? 5 : 0);
     std::printf("%-40s %8lld jobs %6.1f d %7lld GPUs | %6.2f s wall %6.2f s CPU  %9.0f events  %8.3g events/s (CPU)  "
                 "target %.0f s %s | allocation %.3f | peak RSS %.0f MiB (target 4096)\n",
                 label.c_str(), rep.submitted,

@@ -26,6 +26,7 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
   o.placement = pl == "first-fit" ? PlacementPolicy::FirstFit
               : pl == "topology" ? PlacementPolicy::Topology
               : pl == "fragmentation-aware" ? PlacementPolicy::FragmentationAware
+              : pl == "network-aware" ? PlacementPolicy::NetworkAware
                                             : PlacementPolicy::BestFit;
   o.colocation = p.text("colocation") == "tidal" ? Colocation::Tidal : Colocation::None;
   o.reclaim_time_s = p.get<Seconds>("reclaim_time").si();

@@ -106,6 +106,9 @@ class Sim {
   void net_detach(int id);
   void net_rebase(const std::vector<int>& ids);
   void net_count_shared(Job& j);
+  TrafficPattern net_traffic(int id) const;
+  double net_comm_share(const Job& j) const;
+  void network_aware(Job& j);
 
   const PoolInputs& in_;
   const PoolSpec& s_;
@@ -174,7 +177,8 @@ int Sim::choose_node(int gpus) const {
     // Topology: small jobs packed from the low end of the node order, so that high-numbered
     // leaves and pods stay whole for gangs (the leftmost node that holds the job).
     case PlacementPolicy::FirstFit:
-    case PlacementPolicy::Topology: return nodes_.first_fit(gpus);
+    case PlacementPolicy::Topology:
+    case PlacementPolicy::NetworkAware: return nodes_.first_fit(gpus);
     case PlacementPolicy::BestFit: return nodes_.best_fit(gpus);
     case PlacementPolicy::FragmentationAware: return nodes_.fragmentation_aware(gpus, p_single_);
   }
@@ -229,6 +233,7 @@ bool Sim::place(Job& j, int gpus) {
                         ? nodes_.take_nodes_first_fit(n, j.nodes)
                         : nodes_.take_nodes_topology(n, j.nodes);
     if (!ok) return false;
+    if (s_.placement == PlacementPolicy::NetworkAware && fabric_ && j.spec.cls == JobClass::Training) network_aware(j);
     for (int node : j.nodes) node_jobs_[node].push_back(id);
     // Compactness: the fewest leaves n nodes can occupy.
     const int leaf = in_.topology.leaf_nodes;
@@ -575,25 +580,51 @@ double Sim::work_at(const Job& j, double wall, double speed) const {
   return m[1] + std::max(0.0, wall - m[0]) * speed / m[2];
 }
 
+TrafficPattern Sim::net_traffic(int id) const {
+  const Job& j = jobs_[id];
+  const InterferenceSpec& is = s_.interference;
+  if (j.explicit_job >= 0) return is.jobs[j.explicit_job].traffic;
+  if (is.all_to_all_share <= 0) return TrafficPattern::Ring;
+  // The job's pattern, drawn from its id (no random stream is consumed).
+  std::uint64_t x = in_.seed ^ (static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ULL + 0x28);
+  return static_cast<double>(run::splitmix64(x) >> 11) * 0x1.0p-53 < is.all_to_all_share ? TrafficPattern::AllToAll
+                                                                                          : TrafficPattern::Ring;
+}
+
+double Sim::net_comm_share(const Job& j) const {
+  const InterferenceSpec& is = s_.interference;
+  if (j.explicit_job < 0) return is.comm_share;
+  const ExplicitJob& e = is.jobs[j.explicit_job];
+  const double comm_s = e.comm_bytes / in_.fabric.nic_rate;
+  return comm_s / std::max(1e-30, e.compute_time_s + comm_s);
+}
+
+// Network-aware placement of a gang: the topology policy's nodes (fewest pods and leaves), unless
+// the job's links there would be overloaded and the lowest free nodes would load them less (the
+// slowdown the job would see, sim/pool/interference.hpp; ties keep the packed placement).
+void Sim::network_aware(Job& j) {
+  const int id = static_cast<int>(&j - jobs_.data());
+  const TrafficPattern traffic = net_traffic(id);
+  const double comm = net_comm_share(j);
+  const double packed = fabric_->probe(j.nodes, traffic, comm, j.spec.gpus);
+  if (packed <= 1.0 + 1e-9) return;
+  std::vector<int> alt;
+  for (int node : j.nodes) nodes_.give(node, g_);
+  nodes_.take_nodes_first_fit(static_cast<int>(j.nodes.size()), alt);
+  if (fabric_->probe(alt, traffic, comm, j.spec.gpus) < packed - 1e-9) {
+    j.nodes = std::move(alt);
+    return;
+  }
+  for (int node : alt) nodes_.give(node, g_);
+  for (int node : j.nodes) nodes_.take(node, g_);
+}
+
 // A multi-node training job's traffic enters the fabric when it starts (or resizes): its own
 // slowdown is set and the jobs sharing its links are re-based.
 void Sim::net_attach(int id) {
   Job& j = jobs_[id];
   if (j.spec.cls != JobClass::Training || j.nodes.empty()) return;
-  const InterferenceSpec& is = s_.interference;
-  TrafficPattern traffic = TrafficPattern::Ring;
-  double comm = is.comm_share;
-  if (j.explicit_job >= 0) {
-    const ExplicitJob& e = is.jobs[j.explicit_job];
-    traffic = e.traffic;
-    const double comm_s = e.comm_bytes / in_.fabric.nic_rate;
-    comm = comm_s / std::max(1e-30, e.compute_time_s + comm_s);
-  } else if (is.all_to_all_share > 0) {
-    // The job's pattern, drawn from its id (no random stream is consumed).
-    std::uint64_t x = in_.seed ^ (static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ULL + 0x28);
-    if (static_cast<double>(run::splitmix64(x) >> 11) * 0x1.0p-53 < is.all_to_all_share) traffic = TrafficPattern::AllToAll;
-  }
-  fabric_->add(id, j.nodes, traffic, comm, j.alloc, now_);
+  fabric_->add(id, j.nodes, net_traffic(id), net_comm_share(j), j.alloc, now_);
   j.sigma = fabric_->sigma(id);
   j.sigma_max = std::max(j.sigma_max, j.sigma);
   j.marks.assign(1, {0.0, 0.0, j.sigma});

@@ -69,18 +69,13 @@ void FabricSharing::account(Link& l, double now) {
   l.t_last = std::max(l.t_last, now);
 }
 
-void FabricSharing::add(int id, const std::vector<int>& nodes_in, TrafficPattern traffic, double comm_share, int gpus,
-                        double now) {
-  changed_.clear();
-  JobNet j;
-  j.comm_share = std::clamp(comm_share, 0.0, 1.0);
-  j.weight = spec_.overlap == CommOverlap::Aligned ? 1.0 : j.comm_share;
-  j.priority = static_cast<double>(gpus) * j.comm_share;
+std::vector<FabricSharing::Use> FabricSharing::build_uses(const std::vector<int>& nodes_in, TrafficPattern traffic,
+                                                          bool hash) const {
   std::vector<int> nodes = nodes_in;
   std::sort(nodes.begin(), nodes.end());
   const int n = static_cast<int>(nodes.size());
   std::map<int, Use> uses;  // by link, in link order (deterministic)
-  const bool ecmp = spec_.routing == FabricRouting::Ecmp;
+  const bool ecmp = hash && spec_.routing == FabricRouting::Ecmp;
   auto add_flows = [&](int link, double flows, bool hashed, double demand) {
     Use& u = uses[link];
     u.link = link;
@@ -114,7 +109,33 @@ void FabricSharing::add(int id, const std::vector<int>& nodes_in, TrafficPattern
     for (const auto& [pod, m] : per_pod)
       if (m < n) add_flows(leaf_links_ + pod, m * static_cast<double>(n - m) * scale, false, 1.0 / (n - 1));
   }
-  for (auto& [link, u] : uses) j.uses.push_back(std::move(u));
+  std::vector<Use> out;
+  for (auto& [link, u] : uses) out.push_back(std::move(u));
+  return out;
+}
+
+double FabricSharing::probe(const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus) const {
+  JobNet j;
+  j.comm_share = std::clamp(comm_share, 0.0, 1.0);
+  j.priority = static_cast<double>(gpus) * j.comm_share;
+  j.uses = build_uses(nodes, traffic, false);
+  j.s_self = 1;
+  for (const Use& u : j.uses) {
+    j.s_self = std::max(j.s_self, slowdown_on(-1, j, u, true));
+    j.use_s.push_back(slowdown_on(-1, j, u, false));
+  }
+  set_sigma(j);
+  return j.sigma;
+}
+
+void FabricSharing::add(int id, const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus,
+                        double now) {
+  changed_.clear();
+  JobNet j;
+  j.comm_share = std::clamp(comm_share, 0.0, 1.0);
+  j.weight = spec_.overlap == CommOverlap::Aligned ? 1.0 : j.comm_share;
+  j.priority = static_cast<double>(gpus) * j.comm_share;
+  j.uses = build_uses(nodes, traffic, true);
   for (int k = 0; k < static_cast<int>(j.uses.size()); ++k) {
     Link& l = links_[j.uses[k].link];
     account(l, now);

@@ -86,6 +86,9 @@ class FabricSharing {
   // communication share alone; `gpus` weighs its priority under communication priority.
   void add(int id, const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus, double now);
   void remove(int id, double now);
+  // The iteration slowdown a job would see on these nodes now (nothing is changed; ECMP flows are
+  // taken as spread: the hash is not known before the job starts).
+  [[nodiscard]] double probe(const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus) const;
   // Jobs (other than the one just added or removed) whose slowdown changed in the last add/remove.
   [[nodiscard]] const std::vector<int>& changed() const { return changed_; }
   [[nodiscard]] double sigma(int id) const;        // iteration slowdown from other jobs (1 when alone)
@@ -123,6 +126,8 @@ class FabricSharing {
   };
 
   void account(Link& l, double now);
+  // The job's flows per link (ECMP: hashed onto cables when `hash`).
+  std::vector<Use> build_uses(const std::vector<int>& nodes, TrafficPattern traffic, bool hash) const;
   double slowdown_on(int id, const JobNet& j, const Use& u, bool alone) const;
   void set_sigma(JobNet& j) const;
   // Re-evaluates the other jobs on the links of `j` (only their uses of those links) after j came
@@ -133,7 +138,7 @@ class FabricSharing {
   InterferenceSpec spec_;
   std::uint64_t seed_ = 1;
   double measure_from_ = 0;
-  std::uint64_t draws_ = 0;  // ECMP draws made so far (each start hashes anew)
+  mutable std::uint64_t draws_ = 0;  // ECMP draws made so far (each start hashes anew)
   std::vector<Link> links_;
   int leaf_links_ = 0;
   std::unordered_map<int, JobNet> jobs_;

@@ -11,7 +11,7 @@
 namespace fleetsim {
 
 enum class QueuePolicy { Fifo, Backfill, Priority };
-enum class PlacementPolicy { FirstFit, BestFit, Topology, FragmentationAware };
+enum class PlacementPolicy { FirstFit, BestFit, Topology, FragmentationAware, NetworkAware };
 enum class Colocation { None, Tidal };
 
 // One class of a joint size / run-time distribution: jobs of `gpus` GPUs are `share` of the

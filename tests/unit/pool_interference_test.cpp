@@ -216,6 +216,13 @@ TEST_CASE("pool interference: scenarios/pool-interference.yaml, losses grow with
   CHECK(runs["3topology"].slowdown < runs["3first-fit"].slowdown);
   // ECMP collisions keep some interference at 1:1 (Crux, fabric_interference.csv I04).
   CHECK(runs["1first-fit"].lost > 0);
+  // The policies that use the model, on the same stream (3:1): network-aware placement and
+  // communication priority on shared links, against topology packing.
+  const auto aware = interference_pool(3.0, "network-aware");
+  const auto prio = interference_pool(3.0, "topology", {"pool.interference.sharing=comm-priority"});
+  std::printf("  3:1 network-aware interference GPU-h lost %8.0f, job slowdown mean %.4f\n", aware.lost, aware.slowdown);
+  std::printf("  3:1 topology + comm-priority GPU-h lost %8.0f, job slowdown mean %.4f\n", prio.lost, prio.slowdown);
+  CHECK(aware.lost <= runs["3topology"].lost);
 }
 
 TEST_CASE("pool interference: deterministic at any thread count", "[unit][pool][interference]") {

@@ -45,3 +45,19 @@ TEST_CASE("fleetsim pool prints the contract's JSON keys and writes HDF5; bad in
   CHECK(bad.second.find("pool.scheduler.policy: 'sjf' is not valid") != std::string::npos);
   CHECK(!std::filesystem::exists(h5));
 }
+
+TEST_CASE("fleetsim pool with fabric interference: the contract's keys, each explicit job alone and together; a "
+          "placement on a node that does not exist exits 2 naming the job and key",
+          "[scenario][pool][interference]") {
+  const std::string src = fleetsim::testing::source_dir();
+  const auto [code, out] = run_pool(src + "/scenarios/pool-interference-pair.yaml --json");
+  INFO(out.substr(0, 3000));
+  CHECK(code == 0);
+  for (const char* key : {"\"interference_slowdown\": {", "\"interference\": {", "\"interference_shared_jobs_share\": {",
+                          "\"interference_shared_gpus_share\": {", "\"iteration_time_alone\": {",
+                          "\"iteration_time_together\": {"})
+    CHECK(out.find(key) != std::string::npos);
+  const auto bad = run_pool(src + "/tests/config/bad/pool_interference_missing_node.yaml");
+  CHECK(bad.first == 2);
+  CHECK(bad.second.find("pool.interference.jobs[1].nodes: job 'b' names node 16, which does not exist") != std::string::npos);
+}

@@ -162,9 +162,7 @@ PoolInputs pool_inputs(const Scenario& s) {
   in.repair_share = rate > 0 ? repair / rate : 1.0;
   in.repair_median_s = s.failures.repair_median.si();
   in.repair_sigma = s.failures.repair_sigma;
-<<<<<<< HEAD
   in.fabric = fabric_shape(s.cluster, in.topology.nodes);
-=======
   // Node failures are events of the pool's engine, one at a time per node (sim/core/limits.hpp).
   const double failures = in.node_failure_rate * (pool_gpus / g) * (s.pool.warmup_s + s.pool.duration_s);
   if (!(failures <= limits::kMaxPoolFailures)) {
@@ -175,7 +173,6 @@ PoolInputs pool_inputs(const Scenario& s) {
                   failures, pool_gpus / g, limits::kMaxPoolFailures);
     throw ConfigError(s.file, "pool.failures", buf);
   }
->>>>>>> main
   return in;
 }
 

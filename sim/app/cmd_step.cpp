@@ -14,6 +14,7 @@
 #include "sim/config/load.hpp"
 #include "sim/pipeline/tier.hpp"
 #include "sim/results/report.hpp"
+#include "sim/step/slowdown.hpp"
 #include "sim/step/step_model.hpp"
 #include "sim/step/trace.hpp"
 
@@ -63,6 +64,7 @@ void step(const StepArgs& a) {
   }
   Report report;
   add_step_metrics(r, report);
+  add_slowdown_metrics(step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, r), report);
   if (a.json) {
     Json j = Json::object();
     j["scenario"] = s.file;

@@ -240,6 +240,22 @@ StragglerSpec build_stragglers(const ParamSet& p) {
   s.fail_slow_slowdown = p.num("fail_slow_slowdown");
   s.fail_slow_detect = p.get<Seconds>("fail_slow_detect");
   s.device_speed_max_slowdown = p.num("device_speed_max_slowdown");
+  s.fail_slow_kind = p.text("fail_slow_kind") == "network" ? FailSlowKind::Network : FailSlowKind::Compute;
+  s.fail_slow_duration = p.get<Seconds>("fail_slow_duration");
+  const std::string& policy = p.text("fail_slow_policy");
+  s.fail_slow_policy = policy == "ignore" ? FailSlowPolicy::Ignore
+                       : policy == "rebalance" ? FailSlowPolicy::Rebalance
+                       : policy == "checkpoint_restart" ? FailSlowPolicy::CheckpointRestart
+                                                        : FailSlowPolicy::Swap;
+  s.gc_pause = p.get<Seconds>("gc_pause");
+  s.gc_interval_steps = p.num("gc_interval_steps");
+  s.gc_synchronized = p.flag("gc_synchronized");
+  s.seq_doc_median = p.num("seq_doc_median");
+  s.seq_doc_sigma = p.num("seq_doc_sigma");
+  s.seq_packing = p.flag("seq_packing");
+  s.seq_rebalance = p.flag("seq_rebalance");
+  s.degraded_link_share = p.num("degraded_link_share");
+  s.degraded_link_bandwidth = p.num("degraded_link_bandwidth");
   return s;
 }
 

@@ -93,6 +93,15 @@ const std::vector<FacilityMetric>& facility_metrics() {
       {{"effective_utilization.loss_gpu_hours.single_gpu_efficiency", "GPU-h",
         "GPU-hours lost inside one GPU (kernels below peak, thermal throttling)"},
        [](R r) { return loss_gpu_hours(r, Factor::SingleGpu); }},
+      {{"effective_utilization.loss_gpu_hours.stragglers", "GPU-h",
+        "of the parallel-scaling loss: stragglers and fail-slow hosts (causes: stragglers_causes)"},
+       [](R r) { return r.waterfall.stragglers.gpu_hours; }},
+      {{"effective_utilization.loss_mwh.stragglers", "MWh",
+        "of the parallel-scaling loss: energy share lost to stragglers and fail-slow hosts"},
+       [](R r) { return r.waterfall.stragglers.mwh; }},
+      {{"effective_utilization.factors.straggler_efficiency", "1",
+        "of parallel scaling: healthy iteration / iteration with stragglers and fail-slow hosts"},
+       [](R r) { return r.waterfall.factors.straggler_efficiency; }},
       {{"effective_utilization.loss_mwh.energy_efficiency", "MWh",
         "facility energy not reaching IT (cooling, distribution)"},
        [](R r) { return loss_mwh(r, Factor::EnergyEfficiency); }},
@@ -118,6 +127,9 @@ const std::vector<MetricDef>& facility_metric_defs() {
   static const std::vector<MetricDef> defs = [] {
     std::vector<MetricDef> d;
     for (const auto& m : facility_metrics()) d.push_back(m.def);
+    // Filled by the pipeline (sim/pipeline/run_pipeline.cpp), which knows the causes.
+    d.push_back({"effective_utilization.loss_gpu_hours.stragglers_causes.*", "GPU-h",
+                 "stragglers loss by cause (adds up to loss_gpu_hours.stragglers)"});
     return d;
   }();
   return defs;

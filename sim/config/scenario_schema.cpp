@@ -116,13 +116,14 @@ S failure_component_schema() {
   return make_schema("failure component", "One failure process, counted per component of `scope`.", {
       text("name", "", "short identifier, e.g. faulty_gpu"),
       text("category", "", "Table 5 category: GPU, Network, Host, Dependency, ..."),
-      choice("scope", {"gpu", "node", "nic", "leaf_switch", "spine_switch", "link", "job"}, "",
-             "what the rate is counted per"),
+      choice("scope", {"gpu", "node", "nic", "leaf_switch", "spine_switch", "link", "job", "domain"}, "",
+             "what the rate is counted per (domain: a correlated failure domain of domain_gpus GPUs)"),
       quantity("rate", dim<PerSecond>(), "", "interruptions per component per unit time, e.g. '0.061 /yr'", 0, false),
       real("weibull_shape", "1", "1 = exponential; < 1 infant mortality; > 1 wear-out", 0, 100, true),
       choice("mode", {"crash", "hang"}, "crash", "crash: seen in seconds; hang: only at the watchdog"),
       boolean("needs_repair", "true", "the node leaves the pool for repair (false: a reset fixes it)"),
       boolean("correlated_node_loss", "false", "takes down every node below the component (switches)"),
+      integer("domain_gpus", "0", "scope domain: GPUs one failure takes down (NVL72 rack 72, power shelf, CDU)", 0),
   });
 }
 

@@ -11,7 +11,9 @@
 namespace fleetsim {
 
 // What one failure-process component is counted per: its count comes from the cluster.
-enum class ComponentScope { Gpu, Node, Nic, LeafSwitch, SpineSwitch, Link, Job };
+// Domain: a correlated failure domain of `domain_gpus` GPUs (NVLink domain / rack, power shelf,
+// CDU; issue 27): one failure takes every node of the domain out of the job.
+enum class ComponentScope { Gpu, Node, Nic, LeafSwitch, SpineSwitch, Link, Job, Domain };
 
 // How an interruption is noticed: a crash is seen in seconds, a hang only at the watchdog.
 enum class FailureMode { Crash, Hang };
@@ -25,6 +27,7 @@ struct FailureComponent {
   FailureMode mode = FailureMode::Crash;
   bool needs_repair = true;            // the node leaves the pool for repair (false: a reset fixes it)
   bool correlated_node_loss = false;   // a leaf switch takes down every node below it
+  int domain_gpus = 0;                 // scope domain: GPUs of one domain (its blast radius)
 };
 
 struct FailureProfile {

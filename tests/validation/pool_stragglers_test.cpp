@@ -57,10 +57,11 @@ TEST_CASE("a ByteDance-like cluster: 42.5% of jobs straggle (within 8 points); t
   CHECK(std::abs(s.host - 0.017) < 0.01);
   // Judged: F01 within 8 points (the issue's target).
   CHECK(std::abs(s.straggling - 0.425) < 0.08);
-  // Judged: F03. Known gap: today 22.0% vs 10.4% (+11.6 points); target 3 points. Half of it is
+  // Judged: F03. Known gap: today 19.0% vs 10.4% (+8.6 points); target 3 points. Most of it is
   // the 8,192-GPU jobs (3.6% of jobs, about half the GPU-hours with equal run times) that hold a
-  // 3x bad host in 12% of draws (F05/F06 fix that rate); the bound is today's error.
-  CHECK(std::abs(s.waste - 0.104) < 0.125);
+  // ~3x bad host in 12% of draws (F05/F06 fix that rate; without bad hosts the share is ~11%):
+  // run times by job size are not published. The bound is today's error.
+  CHECK(std::abs(s.waste - 0.104) < 0.095);
 }
 
 TEST_CASE("the last-stage imbalance of ByteDance's 4-stage, 9-layer example follows from the loss layer", "[unit][pool][stragglers]") {

@@ -10,7 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "sim/run/validation.hpp"
+#include "sim/reproduce/run_sources.hpp"
 
 #include "bench/peak_memory.hpp"
 
@@ -41,9 +41,9 @@ void bench(const char* name, RunInputs in, int threads, double target_s) {
 int main(int argc, char** argv) {
   const int threads = argc > 1 ? std::atoi(argv[1]) : 0;
   const int reps = argc > 2 ? std::atoi(argv[2]) : 1000;
-  RunInputs small = run::llama3_405b_inputs(reps);
+  RunInputs small = reproduce::llama3_405b_inputs(reps);
   bench("16,384 GPUs x 54 d (llama3-h100)", small, threads, 2.0);
-  RunInputs large = run::llama3_405b_inputs(reps);
+  RunInputs large = reproduce::llama3_405b_inputs(reps);
   large.gpus = 131072;
   large.data_parallel_size = 1024;
   large.run.duration = units::days(90);

@@ -24,7 +24,7 @@
 #include "sim/step/gemm_efficiency.hpp"
 #include "sim/step/stage_costs.hpp"
 #include "sim/step/step_model.hpp"
-#include "sim/step/validation.hpp"
+#include "sim/reproduce/step_sources.hpp"
 
 using namespace fleetsim;
 
@@ -68,7 +68,7 @@ void apply(const Vec& x, ClusterSpec& c) {
   c.gpu.kernel_launch_overhead = Seconds(std::pow(10.0, x[3]));
 }
 
-std::vector<double> errors(const std::vector<step::StepCase>& cases, const Vec& x) {
+std::vector<double> errors(const std::vector<reproduce::StepCase>& cases, const Vec& x) {
   std::vector<double> e;
   e.reserve(cases.size());
   for (const auto& c : cases) {
@@ -81,13 +81,13 @@ std::vector<double> errors(const std::vector<step::StepCase>& cases, const Vec& 
   return e;
 }
 
-double objective(const std::vector<step::StepCase>& cases, const Vec& x) {
+double objective(const std::vector<reproduce::StepCase>& cases, const Vec& x) {
   double s = 0;
   for (double e : errors(cases, x)) s += std::fabs(e);
   return s / static_cast<double>(cases.size());
 }
 
-Vec nelder_mead(const std::vector<step::StepCase>& cases, Vec x0, int iterations) {
+Vec nelder_mead(const std::vector<reproduce::StepCase>& cases, Vec x0, int iterations) {
   std::array<Vec, kParams + 1> p;
   std::array<double, kParams + 1> f;
   p[0] = clamp(x0);
@@ -154,11 +154,11 @@ void report(const char* label, const std::vector<double>& e) {
 // `calibrate_a100 --breakdown`: per-case breakdown of the published validation rows (Megatron
 // SC'21, Llama 3, vTrain multi-node) into compute / TP / PP / DP / bubble / optimizer, to compare
 // with what the papers imply. Diagnostic only; fits nothing.
-void print_breakdown(const std::vector<step::StepCase>& cases, bool summary_only) {
+void print_breakdown(const std::vector<reproduce::StepCase>& cases, bool summary_only) {
   double sum = 0;
   for (const auto& c : cases) {
     const StepResult r = evaluate_step(c.scenario.cluster, c.scenario.workload);
-    const ValidationCase v = step::compare(c, r);
+    const ValidationCase v = reproduce::compare(c, r);
     sum += std::fabs(v.error);
     if (summary_only) continue;
     {
@@ -192,17 +192,17 @@ void print_breakdown(const std::vector<step::StepCase>& cases, bool summary_only
   }
   if (!cases.empty())
     std::printf("%s: mean |error| %.2f%s over %zu cases\n\n", cases.front().source.c_str(),
-                cases.front().metric == step::CaseMetric::MfuPercent ? sum / cases.size() : 100 * sum / cases.size(),
-                cases.front().metric == step::CaseMetric::MfuPercent ? " points" : "%", cases.size());
+                cases.front().metric == reproduce::CaseMetric::MfuPercent ? sum / cases.size() : 100 * sum / cases.size(),
+                cases.front().metric == reproduce::CaseMetric::MfuPercent ? " points" : "%", cases.size());
 }
 
-using step::KorthikantiRow;
-using step::korthikanti_rows;
+using reproduce::KorthikantiRow;
+using reproduce::korthikanti_rows;
 
-step::LayerTimes layer_times(const Scenario& s, double unfused_hbm) {
+reproduce::LayerTimes layer_times(const Scenario& s, double unfused_hbm) {
   ClusterSpec cl = s.cluster;
   cl.gpu.unfused_attention_hbm_efficiency = unfused_hbm;
-  return step::layer_times(cl, s.workload);
+  return reproduce::layer_times(cl, s.workload);
 }
 
 // `calibrate_a100 --attention`: fits unfused_attention_hbm_efficiency on Table 4's attention
@@ -243,7 +243,7 @@ int fit_unfused_attention() {
   std::printf("  fitted unfused_attention_hbm_efficiency: %.3f (model attention core %.3f ms)\n", e, model_core(e));
   std::printf("  per-layer times at the fit (not fitted; Table 4 rows):\n");
   for (const auto& r : rows) {
-    const step::LayerTimes lt = layer_times(r.scenario, e);
+    const reproduce::LayerTimes lt = layer_times(r.scenario, e);
     std::printf("    %-24s fwd %6.2f ms (measured %4.1f, %+5.1f%%)  bwd %6.2f ms (measured %4.1f, %+5.1f%%)\n", r.name.c_str(),
                 lt.fwd_ms, r.fwd_ms, 100 * (lt.fwd_ms - r.fwd_ms) / r.fwd_ms, lt.bwd_ms, r.bwd_ms,
                 100 * (lt.bwd_ms - r.bwd_ms) / r.bwd_ms);
@@ -257,17 +257,17 @@ int main(int argc, char** argv) {
   try {
     if (argc > 1 && std::string(argv[1]) == "--attention") return fit_unfused_attention();
     if (argc > 1 && std::string(argv[1]) == "--breakdown") {
-      print_breakdown(step::megatron_sc21_table1_cases(), false);
-      print_breakdown(step::llama3_table4_cases(), false);
-      print_breakdown(step::vtrain_multinode_cases(), argc > 2 && std::string(argv[2]) == "--quiet");
-      print_breakdown(step::vtrain_singlenode_cases(), true);
+      print_breakdown(reproduce::megatron_sc21_table1_cases(), false);
+      print_breakdown(reproduce::llama3_table4_cases(), false);
+      print_breakdown(reproduce::vtrain_multinode_cases(), argc > 2 && std::string(argv[2]) == "--quiet");
+      print_breakdown(reproduce::vtrain_singlenode_cases(), true);
       return 0;
     }
     int arg = 1;
     if (argc > arg && std::string(argv[arg]) == "--physical") { use_physical_bounds(); ++arg; }
     if (argc > arg + 1 && std::string(argv[arg]) == "--fixed-gemm") { fix_gemm(std::atof(argv[arg + 1])); arg += 2; }
     const int iterations = argc > arg ? std::atoi(argv[arg]) : 400;
-    const auto cases = step::vtrain_singlenode_cases();
+    const auto cases = reproduce::vtrain_singlenode_cases();
     const ClusterSpec& preset = cases.front().scenario.cluster;
     const Vec x0{preset.gpu.gemm_efficiency, std::log10(std::max(1.0, preset.gpu.gemm_half_efficiency_work.si())),
                  preset.gpu.hbm_efficiency, std::log10(std::max(1e-7, preset.gpu.kernel_launch_overhead.si()))};

@@ -2,7 +2,7 @@
 // part of NVIDIA's published pre-training throughput (data/validation/nemo_perf_summary.csv) and
 // prints how the fit does on both parts. Run through `scripts/calibrate --gpu h100|b200`.
 //
-// The split is fixed before fitting (sim/step/validation.hpp, nemo_cases): calibration = rows on
+// The split is fixed before fitting (sim/reproduce/nemo.hpp, nemo_cases): calibration = rows on
 // at most 16 GPUs (one or two DGX nodes: Llama 2 7B / Llama 3 8B on 8 GPUs, Llama 2 13B on 16),
 // judged = every other row. Only calibration rows enter the objective; judged rows are printed
 // for information and gate nothing here (tests/validation/step_nemo_test.cpp does that).
@@ -15,7 +15,7 @@
 // Objective: mean absolute relative error of tokens/s per GPU; Nelder-Mead from several starts.
 //
 // `--gpu h100 --fp8-blockwise` fits fp8_blockwise_gemm_ratio instead, on its own calibration pair
-// (validation_moe.hpp, nemo_h100_fp8_blockwise_pair): the one H100 layout NVIDIA measured with
+// (sim/reproduce/nemo.hpp, nemo_h100_fp8_blockwise_pair): the one H100 layout NVIDIA measured with
 // both per-tensor and DeepSeek-V3-style blockwise FP8 (model TFLOP/s 338 and 330). The ratio is
 // bisected so that the step model's throughput ratio of the two recipes matches the published
 // one; the per-tensor calibration above is taken as it is in the preset.
@@ -28,8 +28,10 @@
 #include <vector>
 
 #include "sim/step/step_model.hpp"
-#include "sim/step/validation.hpp"
-#include "sim/step/validation_moe.hpp"
+#include "sim/reproduce/nemo.hpp"
+#include "sim/reproduce/step_sources.hpp"
+#include "sim/reproduce/deepseek_v3.hpp"
+#include "sim/reproduce/nemo.hpp"
 
 using namespace fleetsim;
 
@@ -66,14 +68,14 @@ std::vector<Param> params_for(const std::string& gpu) {
 
 std::string system_of(const std::string& gpu) { return gpu == "b200" ? "DGX-B200" : "DGX-H100"; }
 
-std::vector<double> errors(const std::vector<step::StepCase>& cases, const std::vector<Param>& ps,
+std::vector<double> errors(const std::vector<reproduce::StepCase>& cases, const std::vector<Param>& ps,
                            const std::vector<double>& x) {
   std::vector<double> e;
   for (const auto& c : cases) {
     ClusterSpec cl = c.scenario.cluster;
     for (size_t k = 0; k < ps.size(); ++k) cl.gpu.*(ps[k].field) = x[k];
     const StepResult r = evaluate_step(cl, c.scenario.workload);
-    const double pred = step::predicted_metric(c, r);
+    const double pred = reproduce::predicted_metric(c, r);
     e.push_back((pred - c.published) / c.published);
   }
   return e;
@@ -91,7 +93,7 @@ std::vector<double> clamp(std::vector<double> x, const std::vector<Param>& ps) {
 }
 
 // Bounded Nelder-Mead (vertices clamped into the box).
-std::vector<double> nelder_mead(const std::vector<step::StepCase>& cases, const std::vector<Param>& ps,
+std::vector<double> nelder_mead(const std::vector<reproduce::StepCase>& cases, const std::vector<Param>& ps,
                                 std::vector<double> x0, int iterations) {
   const size_t n = ps.size();
   std::vector<std::vector<double>> p(n + 1, clamp(x0, ps));
@@ -135,7 +137,7 @@ std::vector<double> nelder_mead(const std::vector<step::StepCase>& cases, const 
   return p[static_cast<size_t>(std::min_element(f.begin(), f.end()) - f.begin())];
 }
 
-void print_cases(const char* part, const std::vector<step::StepCase>& cases, const std::vector<double>& e) {
+void print_cases(const char* part, const std::vector<reproduce::StepCase>& cases, const std::vector<double>& e) {
   std::printf("  %s:\n", part);
   for (size_t i = 0; i < cases.size(); ++i)
     std::printf("    %-78s published %8.0f  error %+6.1f%%\n", cases[i].name.c_str(), cases[i].published, 100 * e[i]);
@@ -152,13 +154,13 @@ const char* kBlockwiseBounds =
     "README, Feb 2025) over cuBLASLt's per-tensor 1,600-1,630 = 0.83, rounded down";
 
 int fit_blockwise() {
-  const step::Fp8BlockwisePair p = step::nemo_h100_fp8_blockwise_pair();
+  const reproduce::Fp8BlockwisePair p = reproduce::nemo_h100_fp8_blockwise_pair();
   const double preset = p.blockwise.cluster.gpu.fp8_blockwise_gemm_ratio;
   std::printf("calibration pair: %s\n  and the same layout with fp8_recipe blockwise\n", p.per_tensor.name.c_str());
   std::printf("published blockwise / per-tensor model TFLOP/s: %.4f\n", p.published_ratio);
-  std::printf("preset fp8_blockwise_gemm_ratio %.3f -> predicted %.4f\n", preset, step::predicted_blockwise_ratio(p, preset));
+  std::printf("preset fp8_blockwise_gemm_ratio %.3f -> predicted %.4f\n", preset, reproduce::predicted_blockwise_ratio(p, preset));
   double lo = kBlockwiseLo, hi = kBlockwiseHi;
-  const double at_lo = step::predicted_blockwise_ratio(p, lo), at_hi = step::predicted_blockwise_ratio(p, hi);
+  const double at_lo = reproduce::predicted_blockwise_ratio(p, lo), at_hi = reproduce::predicted_blockwise_ratio(p, hi);
   if (p.published_ratio <= at_lo || p.published_ratio >= at_hi) {
     const double b = p.published_ratio <= at_lo ? lo : hi;
     std::printf("the published ratio is outside what the bounds give (%.4f .. %.4f)\n", at_lo, at_hi);
@@ -167,11 +169,11 @@ int fit_blockwise() {
   }
   for (int it = 0; it < 40; ++it) {  // the throughput ratio rises monotonically with r
     const double mid = 0.5 * (lo + hi);
-    (step::predicted_blockwise_ratio(p, mid) < p.published_ratio ? lo : hi) = mid;
+    (reproduce::predicted_blockwise_ratio(p, mid) < p.published_ratio ? lo : hi) = mid;
   }
   const double r = 0.5 * (lo + hi);
   std::printf("fitted -> predicted %.4f\n\nfitted parameter (paste into models/gpus/h100-sxm-80gb.yaml, h800, h200):\n",
-              step::predicted_blockwise_ratio(p, r));
+              reproduce::predicted_blockwise_ratio(p, r));
   std::printf("  fp8_blockwise_gemm_ratio: %.3f   bound [%.2f, %.2f]: %s\n", r, kBlockwiseLo, kBlockwiseHi, kBlockwiseBounds);
   return 0;
 }
@@ -205,11 +207,11 @@ int main(int argc, char** argv) {
       return fit_blockwise();
     }
     const auto ps = params_for(gpu);
-    std::vector<step::StepCase> calib, judged;
-    for (auto& c : step::nemo_cases(system_of(gpu))) (c.calibration ? calib : judged).push_back(std::move(c));
+    std::vector<reproduce::StepCase> calib, judged;
+    for (auto& c : reproduce::nemo_cases(system_of(gpu))) (c.calibration ? calib : judged).push_back(std::move(c));
     if (calib.empty()) throw std::runtime_error("no calibration rows for " + gpu);
     std::printf("NeMo %s: %zu calibration rows (<= %d GPUs), %zu judged rows (%s/nemo_perf_summary.csv)\n",
-                system_of(gpu).c_str(), calib.size(), step::kNemoCalibrationMaxGpus, judged.size(),
+                system_of(gpu).c_str(), calib.size(), reproduce::kNemoCalibrationMaxGpus, judged.size(),
                 validation_dir().c_str());
     std::vector<double> x0;
     for (const auto& p : ps) x0.push_back(calib.front().scenario.cluster.gpu.*(p.field));

@@ -1,32 +1,20 @@
 // `fleetsim validate`: every published case in data/validation that the models can express,
-// published vs predicted, with its error and tolerance (DESIGN.md §6). Exit code 1 when a case
+// published vs predicted, with its error and tolerance (DESIGN.md §6). The cases are built in
+// sim/reproduce/ (sections.hpp); this file only prints them. Exit code 1 when a case
 // fails its tolerance.
 #include <cmath>
 #include <cstdio>
 #include <iostream>
 
 #include "sim/app/command.hpp"
-#include "sim/core/validation_case.hpp"
+#include "sim/reproduce/sections.hpp"
 #include "sim/results/json.hpp"
 
 namespace fleetsim::app {
 namespace {
 
-std::vector<ValidationCase> all_cases(const std::string& only) {
-  std::vector<ValidationCase> cases;
-  auto add = [&](const std::string& name, std::vector<ValidationCase> (*fn)()) {
-    if (!only.empty() && only != name) return;
-    auto v = fn();
-    cases.insert(cases.end(), v.begin(), v.end());
-  };
-  add("step", step_validation_cases);
-  add("run", run_validation_cases);
-  add("facility", facility_validation_cases);
-  return cases;
-}
-
 int validate(const std::string& only, bool json) {
-  auto cases = all_cases(only);
+  auto cases = reproduce::validation_cases(only);
   int failed = 0;
   for (const auto& c : cases) failed += c.pass ? 0 : 1;
   if (json) {
@@ -43,6 +31,13 @@ int validate(const std::string& only, bool json) {
       o["error_kind"] = c.error_is_absolute ? "absolute" : "relative";
       o["tolerance"] = c.tolerance;
       o["pass"] = c.pass;
+      // Added keys (consumers of the keys above are unaffected): the split and the scenario.
+      o["role"] = c.role == CaseRole::Calibration ? "calibration" : "judged";
+      o["scenario"] = c.scenario;
+      Json sets = Json::array();
+      for (const auto& s : c.overrides) sets.push_back(s);
+      o["overrides"] = sets;
+      o["note"] = c.note;
       arr.push_back(o);
     }
     j["cases"] = arr;
@@ -80,7 +75,8 @@ void add_validate_command(CLI::App& app) {
   auto only = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
   auto* c = app.add_subcommand("validate", "reproduce every published case in data/validation with its error");
-  c->add_option("--only", *only, "one model: step, run or facility")->check(CLI::IsMember({"step", "run", "facility"}));
+  c->add_option("--only", *only, "one model: step, run, facility or pool")
+      ->check(CLI::IsMember({"step", "run", "facility", "pool"}));
   c->add_flag("--json", *json, "print {\"cases\": [...]} as JSON");
   c->callback([only, json] {
     int code = validate(*only, *json);

@@ -18,7 +18,8 @@
 #include "sim/import/megatron_args.hpp"
 #include "sim/import/nemo_recipe.hpp"
 #include "sim/step/step_model.hpp"
-#include "sim/step/validation.hpp"
+#include "sim/reproduce/nemo.hpp"
+#include "sim/reproduce/step_sources.hpp"
 #include "tests/test_paths.hpp"
 
 using namespace fleetsim;
@@ -72,11 +73,11 @@ double relative(double a, double b) { return std::fabs(a - b) / b; }
 TEST_CASE("import megatron: SC'21 run_table_1.sh arguments give the validation scenarios' iteration times",
           "[import][unit]") {
   const auto rows = sc21_args();
-  const auto cases = step::megatron_sc21_table1_cases();
+  const auto cases = reproduce::megatron_sc21_table1_cases();
   REQUIRE(rows.size() == cases.size());
   for (size_t i = 0; i < rows.size(); ++i) {
     const auto& row = rows[i];
-    const step::StepCase& c = cases[i];
+    const reproduce::StepCase& c = cases[i];
     INFO(row.size << " (" << c.name << ")");
     const importer::Imported imp = importer::read_megatron_args(row.args);
     CHECK(imp.unknown.empty());

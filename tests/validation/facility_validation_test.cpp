@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "sim/core/validation_case.hpp"
+#include "sim/reproduce/sections.hpp"
 #include "sim/facility/facility_model.hpp"
 #include "sim/facility/presets.hpp"
 
@@ -21,7 +21,7 @@ void print(const ValidationCase& c) {
 }  // namespace
 
 TEST_CASE("the facility reproduces published PUE, node power, diurnal throughput, energy and carbon", "[validation]") {
-  const auto cases = facility_validation_cases();
+  const auto cases = reproduce::facility_validation_cases();
   REQUIRE(cases.size() >= 8);
   std::printf("Facility validation (reliability_energy.md §7 V5):\n");
   for (const auto& c : cases) print(c);

@@ -3,10 +3,10 @@
 // interval that minimises wall-clock in a sweep of the simulation to +-10%.
 #include <catch2/catch.hpp>
 
-#include "sim/run/validation.hpp"
+#include "sim/reproduce/run_sources.hpp"
 #include "tests/validation/run_print.hpp"
 
 TEST_CASE("Daly's optimum interval is reproduced in closed form and by a sweep of the simulation",
           "[validation][run][slow]") {
-  fleetsim::test::check_run_cases(fleetsim::run::daly_cases(400));
+  fleetsim::test::check_run_cases(fleetsim::reproduce::daly_cases(400));
 }

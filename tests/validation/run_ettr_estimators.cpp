@@ -3,9 +3,9 @@
 // holds) and against a Markov model of the job's states solved with Eigen (within 1 point).
 #include <catch2/catch.hpp>
 
-#include "sim/run/validation.hpp"
+#include "sim/reproduce/run_sources.hpp"
 #include "tests/validation/run_print.hpp"
 
 TEST_CASE("the simulated ETTR agrees with Meta's closed form and with a Markov model of the job", "[validation][run]") {
-  fleetsim::test::check_run_cases(fleetsim::run::ettr_estimator_cases(100));
+  fleetsim::test::check_run_cases(fleetsim::reproduce::ettr_estimator_cases(100));
 }

@@ -3,9 +3,9 @@
 // only the failed data-parallel replica with a 3-min stall reaches 80% (research note §7 V4).
 #include <catch2/catch.hpp>
 
-#include "sim/run/validation.hpp"
+#include "sim/reproduce/run_sources.hpp"
 #include "tests/validation/run_print.hpp"
 
 TEST_CASE("restarting only the failed replica lifts ETTR at 100k GPUs as FT-HSDP reports", "[validation][run]") {
-  fleetsim::test::check_run_cases(fleetsim::run::ft_hsdp_cases(50));
+  fleetsim::test::check_run_cases(fleetsim::reproduce::ft_hsdp_cases(50));
 }

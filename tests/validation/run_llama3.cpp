@@ -3,10 +3,10 @@
 // proportions, 47 planned, ETTR above 90% with recovery parameters from public sources.
 #include <catch2/catch.hpp>
 
-#include "sim/run/validation.hpp"
+#include "sim/reproduce/run_sources.hpp"
 #include "tests/validation/run_print.hpp"
 
 TEST_CASE("Llama 3's 54 days on 16,384 H100 give 419 interruptions in Table 5's proportions and ETTR above 90%",
           "[validation][run]") {
-  fleetsim::test::check_run_cases(fleetsim::run::llama3_cases(200));
+  fleetsim::test::check_run_cases(fleetsim::reproduce::llama3_cases(200));
 }

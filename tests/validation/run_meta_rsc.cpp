@@ -3,9 +3,9 @@
 // with r_f = 6.50 failures per 1000 node-days, from the profile and measured in the simulation.
 #include <catch2/catch.hpp>
 
-#include "sim/run/validation.hpp"
+#include "sim/reproduce/run_sources.hpp"
 #include "tests/validation/run_print.hpp"
 
 TEST_CASE("meta-rsc1 gives Kokolis' job MTTI of 1.8 h at 16k GPUs and 0.23 h at 131k GPUs", "[validation][run]") {
-  fleetsim::test::check_run_cases(fleetsim::run::meta_rsc_cases(100));
+  fleetsim::test::check_run_cases(fleetsim::reproduce::meta_rsc_cases(100));
 }

@@ -7,7 +7,7 @@
 
 #include <catch2/catch.hpp>
 
-#include "sim/core/validation_case.hpp"
+#include "sim/reproduce/case.hpp"
 
 namespace fleetsim::test {
 

@@ -6,7 +6,7 @@
 //   product, SOURCES.md). The best layout's predicted MFU is at least that of the published
 //   layout, and where the pick differs the explanation says why.
 // - Megatron-LM SC'21 Table 1 (arXiv:2104.04473): the step model's validation scenario for each
-//   row (selene-a100 with the row's model, GPUs, batch and layout, sim/step/validation.hpp). The
+//   row (selene-a100 with the row's model, GPUs, batch and layout, sim/reproduce/step_sources.hpp). The
 //   pick is at least as fast as the published layout.
 // Each case prints the published figure, the published layout's prediction and the pick's.
 #include <catch2/catch.hpp>
@@ -14,9 +14,9 @@
 #include <cstdio>
 
 #include "sim/config/load.hpp"
-#include "sim/core/validation_case.hpp"
+#include "sim/reproduce/case.hpp"
 #include "sim/search/search.hpp"
-#include "sim/step/validation.hpp"
+#include "sim/reproduce/step_sources.hpp"
 
 using namespace fleetsim;
 
@@ -48,7 +48,7 @@ void print_case(const std::string& source, const std::string& name, double publi
 
 TEST_CASE("on Llama 3 405B the search's best MFU is at least the published layout's (Llama 3 Table 4)",
           "[validation]") {
-  const step::CsvTable t = step::read_csv(validation_dir() + "/llama3_table4.csv");
+  const reproduce::CsvTable t = reproduce::read_csv(validation_dir() + "/llama3_table4.csv");
   int rows = 0;
   for (size_t i = 0; i < t.rows.size(); ++i) {
     if (t.integer(i, "seq_length_tokens") != 8192) continue;  // the long-context row is not in issue 8
@@ -84,7 +84,7 @@ TEST_CASE("on Llama 3 405B the search's best MFU is at least the published layou
 TEST_CASE("on every Megatron-LM SC'21 Table 1 row the pick is at least as fast as the published layout",
           "[validation]") {
   int rows = 0;
-  for (const auto& c : step::megatron_sc21_table1_cases()) {
+  for (const auto& c : reproduce::megatron_sc21_table1_cases()) {
     const auto r = search_case(c.scenario);
     REQUIRE(r.baseline);
     REQUIRE_FALSE(r.top.empty());

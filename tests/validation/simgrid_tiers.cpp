@@ -11,7 +11,7 @@
 #include "sim/pipeline/tier.hpp"
 #include "sim/simgrid/simgrid_tier.hpp"
 #include "sim/step/step_model.hpp"
-#include "sim/step/validation.hpp"
+#include "sim/reproduce/step_sources.hpp"
 
 using namespace fleetsim;
 
@@ -44,7 +44,7 @@ TEST_CASE("the SimGrid tier agrees with the analytical tier within 3% on Selene"
 
 TEST_CASE("the SimGrid tier agrees with the analytical tier within 3% on every Megatron-LM SC'21 Table 1 row",
           "[validation][simgrid][slow]") {
-  for (const auto& c : step::megatron_sc21_table1_cases()) {
+  for (const auto& c : reproduce::megatron_sc21_table1_cases()) {
     INFO(c.name);
     CHECK(std::fabs(relative_gap(c.scenario.cluster, c.scenario.workload, c.name.c_str())) < 0.03);
   }

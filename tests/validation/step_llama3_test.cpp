@@ -7,13 +7,13 @@
 
 #include "sim/config/load.hpp"
 #include "sim/pipeline/run_pipeline.hpp"
-#include "sim/step/validation.hpp"
+#include "sim/reproduce/step_sources.hpp"
 
 using namespace fleetsim;
 
 TEST_CASE("Llama 3's schedule fits the published 8K-GPU layout (TP 8, PP 16, DP 64, 32 microbatches) in 80 GB",
           "[validation]") {
-  for (const auto& c : step::llama3_table4_cases()) {
+  for (const auto& c : reproduce::llama3_table4_cases()) {
     const StepResult r = evaluate_step(c.scenario.cluster, c.scenario.workload);
     std::printf("  %-72s memory %.1f of %.1f GiB usable, MFU %.1f%% (published %.0f%%)\n", c.name.c_str(),
                 units::to_gib(r.memory_per_gpu), units::to_gib(r.usable_memory), 100 * r.mfu, c.published);
@@ -50,7 +50,7 @@ TEST_CASE("Llama 3 405B's 15.6T tokens on 16,384 H100 (target: within 10% of the
   auto hours = [&](const StepResult& st, double tokens, int gpus) {
     return tokens / st.tokens_per_iteration.si() * st.iteration_time.si() * gpus / 3600.0 / ettr;
   };
-  const auto rows = step::llama3_table4_cases();
+  const auto rows = reproduce::llama3_table4_cases();
   REQUIRE(rows.size() == 3);
   const StepResult at_8k = evaluate_step(rows[1].scenario.cluster, rows[1].scenario.workload);
   const StepResult at_128k = evaluate_step(rows[2].scenario.cluster, rows[2].scenario.workload);

@@ -1,4 +1,4 @@
-// Mixture-of-experts runs against their published figures (sim/step/validation_moe.hpp):
+// Mixture-of-experts runs against their published figures (sim/reproduce/nemo.hpp, deepseek_v3.hpp):
 // DeepSeek-V3's H800 GPU-hours (arXiv:2412.19437 Table 1 / §1; data/validation/other_scale_runs.csv),
 // step model composed with the run model (ETTR),
 // and NVIDIA's MoE throughput rows (data/validation/nemo_perf_summary.csv).
@@ -6,7 +6,7 @@
 // Split, written down before any evaluation: the H800 preset is the H100 calibration (fitted on
 // NeMo dense rows <= 16 GPUs), the B200 preset likewise. One parameter is fitted on MoE data:
 // fp8_blockwise_gemm_ratio, on the RATIO of one NeMo pair (25.09 DeepSeek-V3 on 1,024 H100,
-// per-tensor vs blockwise FP8 on the same layout; validation_moe.hpp), which leaves the pair's
+// per-tensor vs blockwise FP8 on the same layout; sim/reproduce/nemo.hpp), which leaves the pair's
 // per-tensor level unfitted, so that row stays judged. Every other MoE row and both DeepSeek-V3
 // figures are judged. The DeepSeek-V3 scenario's unpublished choice (layer split) is stated in
 // scenarios/deepseek-v3-2048-h800.yaml; its FP8 recipe is the report's blockwise scheme.
@@ -18,7 +18,8 @@
 #include <vector>
 
 #include "sim/config/load.hpp"
-#include "sim/step/validation_moe.hpp"
+#include "sim/reproduce/deepseek_v3.hpp"
+#include "sim/reproduce/nemo.hpp"
 
 using namespace fleetsim;
 
@@ -42,18 +43,18 @@ using namespace fleetsim;
 // -14.1%). The remaining gap has the sign of Llama 3 405B's on H100 (-15.2%). Gated at the
 // issue's 10%.
 TEST_CASE("DeepSeek-V3 on 2,048 H800: run-level GPU-hours per trillion tokens and for 14.8T tokens within 10% (today -7.3%, step-only -10.4%)", "[validation][run]") {
-  const step::DeepSeekV3Run run = step::deepseek_v3_run();
+  const reproduce::DeepSeekV3Run run = reproduce::deepseek_v3_run();
   const Scenario& s = run.scenario;
   const StepResult& r = run.step;
   std::printf("\n  DeepSeek-V3, 2,048 H800, DualPipe: iteration %.3f s, %.0f tokens/s per GPU, MFU %.3f\n",
               r.iteration_time.si(), r.tokens_per_iteration.si() / r.iteration_time.si() / s.cluster.gpus, r.mfu);
   std::printf("  run model (%d replications): ETTR %.3f, %.1f days for %.1fT tokens\n", s.run.replications, run.ettr,
               run.wall_clock_days, s.workload.training.train_tokens.si() / 1e12);
-  const auto cases = step::deepseek_v3_gpu_hour_cases();
+  const auto cases = reproduce::deepseek_v3_gpu_hour_cases();
   REQUIRE(cases.size() == 2);
   for (const auto& c : cases) {
-    const double step_only = step::predicted_gpu_hours(s, r, c.tokens);
-    const double predicted = step::predicted_run_gpu_hours(run, c.tokens);
+    const double step_only = reproduce::predicted_gpu_hours(s, r, c.tokens);
+    const double predicted = reproduce::predicted_run_gpu_hours(run, c.tokens);
     const double step_error = (step_only - c.published_gpu_hours) / c.published_gpu_hours;
     const double error = (predicted - c.published_gpu_hours) / c.published_gpu_hours;
     std::printf("  %-62s published %10.0f\n    run-level (step / ETTR) %10.0f  error %+6.1f%%   step only %10.0f  error %+6.1f%%\n",
@@ -63,11 +64,11 @@ TEST_CASE("DeepSeek-V3 on 2,048 H800: run-level GPU-hours per trillion tokens an
 }
 
 namespace {
-double run_rows(const std::vector<step::StepCase>& cases, const char* title) {
+double run_rows(const std::vector<reproduce::StepCase>& cases, const char* title) {
   std::printf("\n  %s\n", title);
   double worst = 0;
   for (const auto& c : cases) {
-    const ValidationCase v = step::compare(c);
+    const ValidationCase v = reproduce::compare(c);
     std::printf("  %-78s published %8.0f  predicted %8.0f  error %+6.1f%%\n", v.case_name.c_str(), v.published,
                 v.predicted, 100 * v.error);
     worst = std::max(worst, std::fabs(v.error));
@@ -84,8 +85,8 @@ double run_rows(const std::vector<step::StepCase>& cases, const char* title) {
 // same layout in 25.09 at +22.3%).
 TEST_CASE("NeMo MoE rows: DGX-H100 within 15%; DGX-B200 within 31% per row (known gap, target 15%)", "[validation]") {
   std::vector<std::string> skipped;
-  const auto h100 = step::nemo_moe_cases("DGX-H100", &skipped);
-  const auto b200 = step::nemo_moe_cases("DGX-B200", &skipped);
+  const auto h100 = reproduce::nemo_moe_cases("DGX-H100", &skipped);
+  const auto b200 = reproduce::nemo_moe_cases("DGX-B200", &skipped);
   std::printf("\n  NeMo MoE rows: %zu on DGX-H100, %zu on DGX-B200 (all judged), %zu skipped\n", h100.size(),
               b200.size(), skipped.size());
   for (const auto& s : skipped) std::printf("    skipped: %s\n", s.c_str());
@@ -101,8 +102,8 @@ TEST_CASE("NeMo MoE rows: DGX-H100 within 15%; DGX-B200 within 31% per row (know
 // still holds: with the preset's value the step model reproduces the pair it was fitted on. A
 // change to the FP8 cost model that moves this needs a refit (and the new value in the presets).
 TEST_CASE("H100 blockwise FP8: the preset's fp8_blockwise_gemm_ratio reproduces its calibration pair within 0.5%", "[validation]") {
-  const step::Fp8BlockwisePair p = step::nemo_h100_fp8_blockwise_pair();
-  const double predicted = step::predicted_blockwise_ratio(p, p.blockwise.cluster.gpu.fp8_blockwise_gemm_ratio);
+  const reproduce::Fp8BlockwisePair p = reproduce::nemo_h100_fp8_blockwise_pair();
+  const double predicted = reproduce::predicted_blockwise_ratio(p, p.blockwise.cluster.gpu.fp8_blockwise_gemm_ratio);
   std::printf("\n  %s: blockwise / per-tensor throughput published %.4f, predicted %.4f (ratio %.3f)\n",
               p.per_tensor.name.c_str(), p.published_ratio, predicted, p.blockwise.cluster.gpu.fp8_blockwise_gemm_ratio);
   CHECK(std::fabs(predicted / p.published_ratio - 1.0) <= 0.005);

@@ -2,7 +2,7 @@
 // (data/validation/nemo_perf_summary.csv; SOURCES.md "nemo_perf_summary.csv"): tokens/s per GPU,
 // the one figure whose definition did not change between releases (the tables' TFLOP/s did).
 //
-// Split, fixed before any fit (sim/step/validation.hpp, nemo_cases): CALIBRATION = rows on at
+// Split, fixed before any fit (sim/reproduce/nemo.hpp, nemo_cases): CALIBRATION = rows on at
 // most 16 GPUs (H100: Llama 2 7B and Llama 3 8B on one node, Llama 2 13B on two; B200: Llama 3
 // 8B on one node); JUDGED = every other row (64 to 1,024 GPUs). `scripts/calibrate --gpu h100`
 // fits gemm_efficiency_fp8, attention_efficiency and hbm_efficiency on the calibration rows only.
@@ -17,7 +17,8 @@
 #include <string>
 #include <vector>
 
-#include "sim/step/validation.hpp"
+#include "sim/reproduce/nemo.hpp"
+#include "sim/reproduce/step_sources.hpp"
 
 using namespace fleetsim;
 
@@ -28,12 +29,12 @@ struct Summary {
   int n = 0;
 };
 
-Summary run_part(const std::vector<step::StepCase>& cases, bool calibration, const char* title) {
+Summary run_part(const std::vector<reproduce::StepCase>& cases, bool calibration, const char* title) {
   Summary s;
   std::printf("\n  %s\n", title);
   for (const auto& c : cases) {
     if (c.calibration != calibration) continue;
-    const ValidationCase v = step::compare(c);
+    const ValidationCase v = reproduce::compare(c);
     std::printf("  %-82s published %8.0f  predicted %8.0f  error %+6.1f%%\n", v.case_name.c_str(), v.published,
                 v.predicted, 100 * v.error);
     s.mean += std::fabs(v.error);
@@ -49,7 +50,7 @@ Summary run_part(const std::vector<step::StepCase>& cases, bool calibration, con
 
 TEST_CASE("NeMo DGX H100 FP8 judged rows: tokens/s per GPU within 10% mean and 20% worst", "[validation]") {
   std::vector<std::string> skipped;
-  const auto cases = step::nemo_cases("DGX-H100", &skipped);
+  const auto cases = reproduce::nemo_cases("DGX-H100", &skipped);
   std::printf("\n  NeMo DGX-H100: %zu rows modelled, %zu skipped (duplicates, superseded, MoE/other architectures)\n",
               cases.size(), skipped.size());
   const Summary calib = run_part(cases, true, "calibration rows (<= 16 GPUs; fitted on)");
@@ -61,7 +62,7 @@ TEST_CASE("NeMo DGX H100 FP8 judged rows: tokens/s per GPU within 10% mean and 2
 }
 
 TEST_CASE("NeMo DGX B200 FP8/MXFP8 judged rows: tokens/s per GPU within 10% mean and 20% worst", "[validation]") {
-  const auto cases = step::nemo_cases("DGX-B200");
+  const auto cases = reproduce::nemo_cases("DGX-B200");
   const Summary calib = run_part(cases, true, "DGX-B200 calibration rows (<= 16 GPUs)");
   const Summary judged = run_part(cases, false, "DGX-B200 judged rows (reported)");
   REQUIRE(calib.n >= 1);

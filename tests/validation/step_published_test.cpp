@@ -12,18 +12,18 @@
 #include <cstdio>
 #include <vector>
 
-#include "sim/step/validation.hpp"
+#include "sim/reproduce/step_sources.hpp"
 
 using namespace fleetsim;
 
 namespace {
 
-std::vector<ValidationCase> run_and_print(const std::vector<step::StepCase>& cases) {
+std::vector<ValidationCase> run_and_print(const std::vector<reproduce::StepCase>& cases) {
   std::vector<ValidationCase> out;
   if (cases.empty()) return out;
   std::printf("\n  %s\n", cases.front().source.c_str());
   for (const auto& c : cases) {
-    const ValidationCase v = step::compare(c);
+    const ValidationCase v = reproduce::compare(c);
     std::printf("  %-4s %-66s published %9.2f  predicted %9.2f  error %+7.2f%s\n", v.pass ? "ok" : "FAIL",
                 v.case_name.c_str(), v.published, v.predicted,
                 v.error_is_absolute ? v.error : 100 * v.error, v.error_is_absolute ? " pts" : " %");
@@ -55,9 +55,9 @@ void print_mean(const ValidationCase& m) {
 // target stays in its name.
 TEST_CASE("Megatron-LM SC'21 Table 1 (target: 10% per row, 5% mean): today within 12.5% per row and 8% mean",
           "[validation]") {
-  const auto cases = run_and_print(step::megatron_sc21_table1_cases());
+  const auto cases = run_and_print(reproduce::megatron_sc21_table1_cases());
   REQUIRE(cases.size() == 10);
-  const ValidationCase mean = step::mean_absolute(cases, "Megatron-LM SC'21 Table 1", 0.05);
+  const ValidationCase mean = reproduce::mean_absolute(cases, "Megatron-LM SC'21 Table 1", 0.05);
   print_mean(mean);
   for (const auto& c : cases) {
     INFO(c.case_name << ": published " << c.published << ", predicted " << c.predicted);
@@ -75,7 +75,7 @@ TEST_CASE("Megatron-LM SC'21 Table 1 (target: 10% per row, 5% mean): today withi
 // "Known gap"): the wait for the slowest of 16K GPUs, Llama 3's document-masked attention.
 TEST_CASE("Llama 3 Table 4 (target: 3 MFU points per row): today within 6.5 points on 8K and 16K H100",
           "[validation]") {
-  const auto cases = run_and_print(step::llama3_table4_cases());
+  const auto cases = run_and_print(reproduce::llama3_table4_cases());
   REQUIRE(cases.size() == 3);
   for (const auto& c : cases) {
     INFO(c.case_name << ": published " << c.published << "%, predicted " << c.predicted << "%");
@@ -85,20 +85,20 @@ TEST_CASE("Llama 3 Table 4 (target: 3 MFU points per row): today within 6.5 poin
 
 TEST_CASE("vTrain multi-node: 109 measured A100 iterations within 10% mean absolute error",
           "[validation]") {
-  const auto cases = run_and_print(step::vtrain_multinode_cases());
+  const auto cases = run_and_print(reproduce::vtrain_multinode_cases());
   REQUIRE(cases.size() == 109);
-  const ValidationCase mean = step::mean_absolute(cases, "vTrain multi-node", 0.10);
+  const ValidationCase mean = reproduce::mean_absolute(cases, "vTrain multi-node", 0.10);
   print_mean(mean);
   CHECK(mean.pass);
 }
 
 TEST_CASE("vTrain single-node: the A100 calibration fits its 1,440 iterations within 10% on average",
           "[validation][slow]") {
-  const auto cases = step::vtrain_singlenode_cases();
+  const auto cases = reproduce::vtrain_singlenode_cases();
   REQUIRE(cases.size() == 1440);
   std::vector<ValidationCase> v;
-  for (const auto& c : cases) v.push_back(step::compare(c));
-  const ValidationCase mean = step::mean_absolute(v, "vTrain single-node", 0.10);
+  for (const auto& c : cases) v.push_back(reproduce::compare(c));
+  const ValidationCase mean = reproduce::mean_absolute(v, "vTrain single-node", 0.10);
   print_mean(mean);
   CHECK(mean.pass);
 }
@@ -112,12 +112,12 @@ TEST_CASE("vTrain single-node: the A100 calibration fits its 1,440 iterations wi
 // up to 7.3% slow where the 2022 code overlaps the TP all-reduce with the weight gradients).
 TEST_CASE("Korthikanti et al. 2022 Table 4: the A100 preset reproduces the measured attention core within 5%",
           "[validation]") {
-  const auto rows = step::korthikanti_rows();
+  const auto rows = reproduce::korthikanti_rows();
   REQUIRE(rows.size() == 5);
   std::printf("\n  Korthikanti et al. 2022 Table 4 (22B, 8 A100, TP 8, seq 2048), ms per layer\n");
-  std::vector<step::LayerTimes> model;
+  std::vector<reproduce::LayerTimes> model;
   for (const auto& r : rows) {
-    model.push_back(step::layer_times(r.scenario.cluster, r.scenario.workload));
+    model.push_back(reproduce::layer_times(r.scenario.cluster, r.scenario.workload));
     std::printf("  %-26s forward %6.2f (measured %4.1f, %+5.1f%%)  backward %6.2f (measured %4.1f, %+5.1f%%)\n",
                 r.name.c_str(), model.back().fwd_ms, r.fwd_ms, 100 * (model.back().fwd_ms - r.fwd_ms) / r.fwd_ms,
                 model.back().bwd_ms, r.bwd_ms, 100 * (model.back().bwd_ms - r.bwd_ms) / r.bwd_ms);

@@ -1,14 +1,15 @@
 // The run model's published cases (research note §7 V1-V3 and the ETTR estimators), shared by
 // `fleetsim validate` (through run_validation_cases()), the [validation] tests and the benchmark.
+// One source file each: llama3_run.cpp, kokolis.cpp, daly.cpp, ft_hsdp.cpp.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "sim/core/validation_case.hpp"
+#include "sim/reproduce/case.hpp"
 #include "sim/run/run_model.hpp"
 
-namespace fleetsim::run {
+namespace fleetsim::reproduce {
 
 // Llama 3 405B on 16,384 H100 for 54 days with the llama3-h100 profile and recovery parameters
 // from public sources (each cited where it is set).
@@ -39,4 +40,4 @@ struct DalySweep {
 // V4: full restart vs restart of the failed data-parallel replica at O(100k) GPUs.
 [[nodiscard]] std::vector<ValidationCase> ft_hsdp_cases(int replications = 50);
 
-}  // namespace fleetsim::run
+}  // namespace fleetsim::reproduce

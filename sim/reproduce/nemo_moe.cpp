@@ -1,36 +1,13 @@
-#include "sim/step/validation_moe.hpp"
-
-#include <cmath>
-#include <cstdio>
-#include <sstream>
+// NVIDIA's mixture-of-experts rows (nemo.hpp): DeepSeek-V3 and Mixtral 8x7B on DGX-H100 / DGX-B200,
+// and the H100 blockwise-FP8 calibration pair.
+#include <algorithm>
 
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
-#include "sim/pipeline/run_pipeline.hpp"
+#include "sim/reproduce/nemo.hpp"
 
-namespace fleetsim::step {
+namespace fleetsim::reproduce {
 namespace {
-
-std::string set(const std::string& key, const std::string& v) { return key + "=" + v; }
-std::string set(const std::string& key, long long v) { return key + "=" + std::to_string(v); }
-const std::string kPar = "workload.parallel.";
-const std::string kTrain = "workload.training.";
-
-// "2664K H800 GPU-hours ...", "180K H800 GPU-hours", "14.8T": a number with a K / M / T suffix.
-double scaled(const std::string& text, const std::string& what) {
-  std::istringstream in(text);
-  double v = 0;
-  char suffix = 0;
-  if (!(in >> v)) throw ConfigError("other_scale_runs.csv", what, "no number in '" + text + "'");
-  in >> suffix;
-  switch (suffix) {
-    case 'K': return v * 1e3;
-    case 'M': return v * 1e6;
-    case 'B': return v * 1e9;
-    case 'T': return v * 1e12;
-    default: return v;
-  }
-}
 
 // Catalog workload and Megatron-Bridge settings of a NeMo MoE model label, or "".
 std::string moe_preset(const std::string& label) {
@@ -57,77 +34,6 @@ std::string bridge_split(int layers, int chunks) {
 }
 
 }  // namespace
-
-std::vector<GpuHourCase> deepseek_v3_gpu_hour_cases() {
-  const CsvTable t = read_csv(validation_dir() + "/other_scale_runs.csv");
-  std::vector<GpuHourCase> out;
-  for (size_t i = 0; i < t.rows.size(); ++i) {
-    if (t.at(i, "model").rfind("DeepSeek-V3 (MoE", 0) != 0) continue;
-    const double tokens = scaled(t.at(i, "tokens"), "tokens");
-    out.push_back({"DeepSeek-V3 H800 GPU-hours per trillion tokens",
-                   scaled(t.at(i, "gpu_hours_per_1T_tokens"), "gpu_hours_per_1T_tokens"), 1e12});
-    out.push_back({"DeepSeek-V3 pre-training H800 GPU-hours (" + t.at(i, "tokens") + " tokens)",
-                   scaled(t.at(i, "gpu_hours"), "gpu_hours"), tokens});
-  }
-  if (out.empty())
-    throw ConfigError(validation_dir() + "/other_scale_runs.csv", "model", "no DeepSeek-V3 pre-training row");
-  return out;
-}
-
-double predicted_gpu_hours(const Scenario& s, const StepResult& r, double tokens) {
-  const double iterations = std::ceil(tokens / r.tokens_per_iteration.si());
-  return iterations * r.iteration_time.si() * s.cluster.gpus / 3600.0;
-}
-
-DeepSeekV3Run deepseek_v3_run() {
-  DeepSeekV3Run out;
-  out.scenario = config::load_scenario("deepseek-v3-2048-h800");
-  PipelineOptions o;
-  o.threads = 1;  // deterministic at any thread count; one replication takes milliseconds
-  const PipelineResult r = run_pipeline(out.scenario, o);
-  out.step = r.step;
-  out.ettr = mean_over_replications(r.run, [](const ReplicationResult& x) { return x.ettr; });
-  out.wall_clock_days = mean_over_replications(r.run, [](const ReplicationResult& x) { return x.wall_clock_days; });
-  return out;
-}
-
-double predicted_run_gpu_hours(const DeepSeekV3Run& run, double tokens) {
-  return predicted_gpu_hours(run.scenario, run.step, tokens) / run.ettr;
-}
-
-std::vector<ValidationCase> moe_validation_cases() {
-  std::vector<ValidationCase> out;
-  auto add = [&](const std::string& source, const std::string& name, double published, double predicted,
-                 double tolerance) {
-    ValidationCase v;
-    v.source = source;
-    v.case_name = name;
-    v.metric = "H800 GPU-hours";
-    v.published = published;
-    v.predicted = predicted;
-    v.error = (predicted - published) / published;
-    v.tolerance = tolerance;
-    v.pass = std::fabs(v.error) <= tolerance;
-    out.push_back(v);
-  };
-  const DeepSeekV3Run run = deepseek_v3_run();
-  const std::string src = "DeepSeek-V3 pre-training, 2,048 H800 (arXiv:2412.19437 §1)";
-  for (const auto& c : deepseek_v3_gpu_hour_cases()) {
-    char what[96];
-    std::snprintf(what, sizeof what, "%gT tokens, run-level (ETTR %.3f)", c.tokens / 1e12, run.ettr);
-    add(src, what, c.published_gpu_hours, predicted_run_gpu_hours(run, c.tokens), 0.10);
-    std::snprintf(what, sizeof what, "%gT tokens, step only (no failures)", c.tokens / 1e12);
-    add(src, what, c.published_gpu_hours,
-        predicted_gpu_hours(run.scenario, run.step, c.tokens), 0.10);
-  }
-  for (const char* system : {"DGX-H100", "DGX-B200"}) {
-    std::vector<ValidationCase> rows;
-    for (const auto& c : nemo_moe_cases(system)) rows.push_back(compare(c));
-    out.insert(out.end(), rows.begin(), rows.end());
-    if (!rows.empty()) out.push_back(mean_absolute(rows, rows.front().source, 0.15));
-  }
-  return out;
-}
 
 std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std::string>* skipped) {
   const CsvTable t = read_csv(validation_dir() + "/nemo_perf_summary.csv");
@@ -232,4 +138,4 @@ double predicted_blockwise_ratio(const Fp8BlockwisePair& p, double ratio) {
   return p.per_tensor_iteration.si() / evaluate_step(cl, p.blockwise.workload).iteration_time.si();
 }
 
-}  // namespace fleetsim::step
+}  // namespace fleetsim::reproduce

@@ -9,12 +9,13 @@
 #include "sim/config/load.hpp"
 #include "sim/core/csv.hpp"
 #include "sim/core/error.hpp"
-#include "sim/core/validation_case.hpp"
 #include "sim/facility/energy.hpp"
 #include "sim/facility/facility_model.hpp"
 #include "sim/facility/presets.hpp"
+#include "sim/reproduce/case.hpp"
+#include "sim/reproduce/sections.hpp"
 
-namespace fleetsim {
+namespace fleetsim::reproduce {
 namespace {
 
 // --- CSV ----------------------------------------------------------------------------------
@@ -61,19 +62,16 @@ std::pair<double, double> range(const Row r) {
 
 ValidationCase relative_case(std::string source, std::string name, std::string metric,
                              double published, double predicted, double tolerance) {
-  ValidationCase c{std::move(source), std::move(name), std::move(metric), published, predicted,
-                   0.0, tolerance, false, false};
-  c.error = (predicted - published) / published;
-  c.pass = std::fabs(c.error) <= tolerance;
-  return c;
+  return make_case(std::move(source), std::move(name), std::move(metric), published, predicted, tolerance,
+                   false);
 }
 
 // A published range [lo, hi]: published = midpoint, absolute tolerance = half-width.
 ValidationCase range_case(std::string source, std::string name, std::string metric, double lo,
                           double hi, double predicted) {
   const double mid = 0.5 * (lo + hi);
-  ValidationCase c{std::move(source), std::move(name), std::move(metric), mid, predicted,
-                   predicted - mid, 0.5 * (hi - lo), true, false};
+  ValidationCase c = make_case(std::move(source), std::move(name), std::move(metric), mid, predicted,
+                               0.5 * (hi - lo), true);
   c.pass = std::fabs(c.error) <= c.tolerance + 1e-12;
   return c;
 }
@@ -215,4 +213,4 @@ std::vector<ValidationCase> facility_validation_cases() {
   return cases;
 }
 
-}  // namespace fleetsim
+}  // namespace fleetsim::reproduce

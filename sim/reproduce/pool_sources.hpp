@@ -1,0 +1,58 @@
+// The pool model's published cases (sim/pool), one source file each: pool_fgd.cpp (FGD on Alibaba
+// openb), pool_helios.cpp (a workload fitted on Helios Venus, judged on Helios Earth),
+// pool_lyra.cpp (Lyra-like tidal co-location). Each returns its cases and the details the
+// [validation] tests print (curves, the fit); pool_validation_cases() (pool_section.cpp) is the
+// `fleetsim validate --only pool` section.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "sim/pool/fgd.hpp"
+#include "sim/pool/fit.hpp"
+#include "sim/reproduce/case.hpp"
+
+namespace fleetsim::reproduce {
+
+// FGD (Weng et al., ATC'23) on the openb node and default pod lists: best-fit, packing and FGD.
+struct FgdReproduction {
+  int nodes = 0;
+  long long gpus = 0;
+  int repetitions = 0;
+  pool::FgdPolicy policies[3] = {pool::FgdPolicy::BestFit, pool::FgdPolicy::Packing,
+                                 pool::FgdPolicy::FragmentationAware};
+  double unallocated[3] = {0, 0, 0};  // at 100% arrived, mean over the repetitions
+  std::vector<pool::FgdCurve> first;  // repetition 0 of each policy (for the printed curve)
+  std::vector<ValidationCase> cases;  // FGD's reduction vs best-fit, vs packing
+};
+[[nodiscard]] FgdReproduction fgd_reproduction(int repetitions = 2);
+
+// Helios: calibrate on Venus, judge on Earth May 2020.
+struct HeliosReproduction {
+  double jobs_per_gpu_day = 0, span_days = 0;
+  pool::DiurnalFit cycle;
+  double sampled_bins = 0, sampled_mean_gpus = 0;
+  size_t size_count = 0;
+  std::string venus_mean_gpus;  // as published (helios_cluster_summary.csv avg_gpu_num)
+  pool::ConditionalRunTimes run_times;
+  pool::RunTimeStats fitted, venus;  // the fit's statistics and Venus' published ones
+  int vcs = 0, earth_gpus = 0;
+  double offered = 0;  // offered GPU-time / Earth's GPUs
+  double earth_mean = 0, earth_p10 = 0, earth_p90 = 0;
+  double sim_mean = 0, sim_p05 = 0, sim_p95 = 0, sim_p10 = 0, sim_p90 = 0;
+  size_t replications = 0;
+  std::vector<ValidationCase> cases;  // Venus round trip (calibration), Earth (judged)
+};
+[[nodiscard]] HeliosReproduction helios_reproduction();
+
+// Lyra (Li et al., EuroSys'23) -like: scenarios/pool-lyra-colocation.yaml without and with tidal
+// co-location.
+struct LyraReproduction {
+  double alloc_none = 0, alloc_tidal = 0, gain = 0;
+  double delay_none_h = 0, delay_tidal_h = 0, slowdown_none = 0, slowdown_tidal = 0;
+  double slo_tidal = 0;  // the lowest replication's inference SLO attainment with co-location
+  std::vector<ValidationCase> cases;
+};
+[[nodiscard]] LyraReproduction lyra_reproduction();
+
+}  // namespace fleetsim::reproduce

@@ -36,7 +36,7 @@ namespace fleetsim::step {
 
 // E[max of n i.i.d. standard normals] from a precomputed table of the exact order-statistic
 // integral (sim/run/stragglers.hpp, David & Nagaraja eq. 2.1.5) every 1/8 in ln n up to n = 2^28,
-// interpolated linearly in ln n (within 2e-4 of the integral, tests/unit/slowdown_test.cpp);
+// interpolated linearly in ln n (within 1e-3 of the integral, tests/unit/step_slowdown_test.cpp);
 // beyond the table the Gumbel form's growth; 0 for n <= 1. A few nanoseconds instead of the
 // integral's milliseconds.
 [[nodiscard]] double expected_max_normal_fast(double n);

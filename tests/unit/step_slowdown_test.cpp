@@ -13,7 +13,7 @@ using namespace fleetsim;
 TEST_CASE("the tabulated expected maximum of n normals agrees with the order-statistic integral", "[unit][stragglers]") {
   for (int n : {2, 3, 5, 8, 17, 64, 100, 1000, 16384, 131072, 1000000}) {
     INFO("n = " << n);
-    CHECK(step::expected_max_normal_fast(n) == Approx(run::expected_max_normal(n)).margin(2e-4));
+    CHECK(step::expected_max_normal_fast(n) == Approx(run::expected_max_normal(n)).margin(1e-3));
   }
   CHECK(step::expected_max_normal_fast(1) == 0.0);
   CHECK(step::expected_max_normal_fast(1e9) > step::expected_max_normal_fast(2.6e8));  // beyond the table: still grows

@@ -69,11 +69,9 @@ class Replication {
         if (next_weibull_[k] < t) { t = next_weibull_[k]; what = 4; wk = k; }
       consider(next_planned_, 5);
       consider(next_slow_, 6);
-      size_t se = 0;  // the fail-slow episode of a detection (7) or an end (8)
-      for (size_t k = 0; k < episodes_.size(); ++k) {
-        if (episodes_[k].detect < t) { t = episodes_[k].detect; what = 7; se = k; }
-        if (episodes_[k].end < t) { t = episodes_[k].end; what = 8; se = k; }
-      }
+      // The fail-slow episode of the next detection (7) or end (8), cached between changes.
+      const size_t se = next_episode_;
+      if (se < episodes_.size()) consider(next_episode_time_, next_episode_what_);
 
       const Time reached = advance(now, t);
       now = reached;
@@ -100,11 +98,15 @@ class Replication {
           const Time end = p_.fail_slow_duration_s > 0 ? draw_after(slow_rng_, now, 1.0 / p_.fail_slow_duration_s) : kNever;
           const Time detect = p_.fail_slow_policy == FailSlowPolicy::Ignore ? kNever : now + p_.fail_slow_detect;
           episodes_.push_back({detect, end, false});
+          episodes_changed();
           log(now, EventKind::FailSlow, "fail_slow", p_.fail_slow_detect);
           break;
         }
         case 7: detect_slow(now, se); break;
-        case 8: episodes_.erase(episodes_.begin() + static_cast<long>(se)); break;
+        case 8:
+          episodes_.erase(episodes_.begin() + static_cast<long>(se));
+          episodes_changed();
+          break;
       }
     }
     finish(now);
@@ -128,10 +130,26 @@ class Replication {
     if (!p_.replica_mode) return 1.0;
     return static_cast<double>(p_.dp - static_cast<int>(rejoins_.size())) / p_.dp;
   }
-  [[nodiscard]] bool unmitigated_slow() const {
-    for (const auto& e : episodes_)
-      if (!e.rebalanced) return true;
-    return false;
+  [[nodiscard]] bool unmitigated_slow() const { return unmitigated_ > 0; }
+  // After any change to episodes_: the count of unmitigated ones and the next episode event (a
+  // scan over the episodes in the job, instead of one at every event).
+  void episodes_changed() {
+    unmitigated_ = 0;
+    next_episode_ = episodes_.size();
+    next_episode_time_ = kNever;
+    for (size_t k = 0; k < episodes_.size(); ++k) {
+      if (!episodes_[k].rebalanced) ++unmitigated_;
+      if (episodes_[k].detect < next_episode_time_) {
+        next_episode_time_ = episodes_[k].detect;
+        next_episode_ = k;
+        next_episode_what_ = 7;
+      }
+      if (episodes_[k].end < next_episode_time_) {
+        next_episode_time_ = episodes_[k].end;
+        next_episode_ = k;
+        next_episode_what_ = 8;
+      }
+    }
   }
   [[nodiscard]] double rate() const {
     if (episodes_.empty()) return p_.iter_rate;
@@ -323,6 +341,7 @@ class Replication {
   void reset_job_state() {
     while (!rejoins_.empty()) rejoins_.pop();
     episodes_.clear();
+    episodes_changed();
   }
 
   void failure(Time now, const FailureClass& c) {
@@ -400,10 +419,12 @@ class Replication {
     if (p_.fail_slow_policy == FailSlowPolicy::Rebalance) {
       episodes_[k].rebalanced = true;
       episodes_[k].detect = kNever;
+      episodes_changed();
       log(now, EventKind::FailSlow, "fail_slow_rebalanced", 0);
       return;
     }
     episodes_.erase(episodes_.begin() + static_cast<long>(k));
+    episodes_changed();
     if (down_) return;  // swapped out or cleared during the outage that is already under way
     reset_job_state();
     if (p_.fail_slow_policy == FailSlowPolicy::CheckpointRestart) {
@@ -476,7 +497,11 @@ class Replication {
     Time detect, end;      // pending detection (kNever once acted on, or under `ignore`); its own end
     bool rebalanced;       // policy rebalance: detected and worked around
   };
-  std::vector<Episode> episodes_;  // fail-slow nodes in the job (a handful at most)
+  std::vector<Episode> episodes_;  // fail-slow nodes in the job
+  int unmitigated_ = 0;            // of which not re-balanced
+  size_t next_episode_ = 0;        // index of the next detection or end (episodes_.size() if none)
+  Time next_episode_time_ = kNever;
+  int next_episode_what_ = 7;
   std::priority_queue<Time, std::vector<Time>, std::greater<>> rejoins_;
 
   // running state

@@ -127,9 +127,6 @@ const std::vector<MetricDef>& facility_metric_defs() {
   static const std::vector<MetricDef> defs = [] {
     std::vector<MetricDef> d;
     for (const auto& m : facility_metrics()) d.push_back(m.def);
-    // Filled by the pipeline (sim/pipeline/run_pipeline.cpp), which knows the causes.
-    d.push_back({"effective_utilization.loss_gpu_hours.stragglers_causes.*", "GPU-h",
-                 "stragglers loss by cause (adds up to loss_gpu_hours.stragglers)"});
     return d;
   }();
   return defs;

@@ -141,7 +141,9 @@ until [ "$(finished)" -ge 1 ]; do
   sleep 0.2
 done
 # Requeue it: while it runs (the usual case) or, when every point was already done, after it
-# completed (Slurm requeues a completed batch job too). Between the two it is COMPLETING, which
+# completed (Slurm requeues a completed batch job too). Not a race: the checks below hold in
+# either order (the second attempt skips >= 1 finished point), and every wait in this script
+# polls for a state that comes and its deadline only bounds a hang. Between the two it is COMPLETING, which
 # Slurm refuses to requeue; try again.
 deadline=$((SECONDS + 60))
 until scontrol requeue "$job" 2>"$t/requeue.err"; do

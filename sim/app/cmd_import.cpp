@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/app/command.hpp"
+#include "sim/core/cli_guards.hpp"
 #include "sim/core/error.hpp"
 #include "sim/import/megatron_args.hpp"
 #include "sim/import/nemo_recipe.hpp"
@@ -67,13 +68,17 @@ void add_import_command(CLI::App& app) {
       }
       for (const auto& t : importer::split_command_line(s)) argv.push_back(t);
     }
+    if (!args->output.empty()) guards::output_file(args->output, "-o", "the scenario");
     emit(importer::read_megatron_args(argv), *args);
   });
   auto* n = c->add_subcommand("nemo", "a NeMo (1.x launcher) or Megatron-Bridge recipe in YAML");
   n->add_option("FILE", args->nemo, "recipe YAML")->required();
   n->add_option("-o,--output", args->output, "write the scenario here instead of stdout");
   n->add_flag("--strict", args->strict, "exit 2 when a setting is unknown or not modeled");
-  n->callback([args] { emit(importer::read_nemo_recipe(args->nemo), *args); });
+  n->callback([args] {
+    if (!args->output.empty()) guards::output_file(args->output, "-o", "the scenario");
+    emit(importer::read_nemo_recipe(args->nemo), *args);
+  });
 }
 
 }  // namespace fleetsim::app

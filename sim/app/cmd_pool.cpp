@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/app/command.hpp"
+#include "sim/core/cli_guards.hpp"
 #include "sim/config/load.hpp"
 #include "sim/pool/pool_model.hpp"
 
@@ -37,6 +38,7 @@ const char* placement_name(const PoolSpec& p) {
 }
 
 void pool_command(const PoolArgs& a) {
+  if (!a.output.empty()) guards::output_file(a.output, "-o", "the results file");  // before the work
   std::vector<std::string> sets = a.sets;
   if (a.replications > 0) sets.push_back("pool.replications=" + std::to_string(a.replications));
   if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "sim/app/command.hpp"
+#include "sim/core/cli_guards.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
 #include "sim/mpi/run.hpp"
@@ -70,11 +71,9 @@ void run(const RunArgs& a) {
   if (a.replications > 0) sets.push_back("run.replications=" + std::to_string(a.replications));
   if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));
   Scenario s = config::load_scenario(a.scenario, sets);
-  if (!a.trace.empty()) {  // refuse an unwritable trace path before the run, not after it
-    const std::filesystem::path dir = std::filesystem::absolute(a.trace).parent_path();
-    if (!std::filesystem::is_directory(dir))
-      throw ConfigError("", "--trace", "cannot write '" + a.trace + "': no directory " + dir.string());
-  }
+  // Refuse unwritable output paths before the run, not after it.
+  if (!a.output.empty()) guards::output_file(a.output, "-o", "the results file");
+  if (!a.trace.empty()) guards::output_file(a.trace, "--trace", "the trace");
   PipelineOptions opt;
   opt.threads = a.threads;
   // Under mpirun the replications are split over the ranks and merged on rank 0 (sim/mpi/run.hpp).

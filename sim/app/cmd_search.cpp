@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "sim/app/command.hpp"
+#include "sim/core/cli_guards.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
 #include "sim/mpi/search.hpp"
@@ -30,6 +31,8 @@ struct SearchArgs {
 void run(const SearchArgs& a) {
   // Arguments first: a bad flag is reported before any work.
   if (a.top < 1) throw ConfigError("", "--top", "must be at least 1, got " + std::to_string(a.top));
+  // Every reported layout is timed again on each rank's merge and, with --verify, on SimGrid.
+  guards::count(a.top, "--top", 1, 1000, "layouts to report");
   const search::Objective objective = search::parse_objective(a.objective);
   if (!a.verify.empty()) {
     if (a.verify != "simgrid")
@@ -38,6 +41,7 @@ void run(const SearchArgs& a) {
       throw ConfigError("", "--verify", "the SimGrid tier is not available in this build; drop --verify");
   }
   if (a.threads < 0) throw ConfigError("", "--threads", "must be 0 (all cores) or more");
+  guards::count(a.threads, "--threads", 0, 1024, "worker threads");  // as run, pool and sweep
   search::Space checked;
   for (const auto& spec : a.space) search::override_dimension(checked, spec);
   const Scenario s = config::load_scenario(a.scenario, a.sets);

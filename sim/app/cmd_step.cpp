@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/app/command.hpp"
+#include "sim/core/cli_guards.hpp"
 #include "sim/core/error.hpp"
 #include "sim/config/load.hpp"
 #include "sim/pipeline/tier.hpp"
@@ -48,6 +49,7 @@ void step(const StepArgs& a) {
   std::vector<std::string> sets = a.sets;
   if (!a.tier.empty()) sets.push_back("step.tier=" + a.tier);
   const Scenario s = config::load_scenario(a.scenario, sets);
+  if (!a.trace.empty()) guards::output_file(a.trace, "--trace", "the trace");
   const bool simgrid = s.tier != StepTier::Analytical;
   if (!a.trace.empty() && simgrid && !step::simgrid_timeline())
     throw ConfigError(s.file, "step.tier", "the simgrid tier is not available in this build; use 'analytical'");

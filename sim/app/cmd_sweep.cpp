@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "sim/app/command.hpp"
+#include "sim/core/cli_guards.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
 #include "sim/mpi/sweep.hpp"
@@ -132,6 +133,7 @@ void print_summary(const sweep::SweepSummary& s, const std::filesystem::path& di
 }
 
 void sweep_command(const SweepArgs& a) {
+  guards::output_dir(a.output, "-o");
   std::vector<sweep::Axis> axes;
   for (const auto& v : a.vary) axes.push_back(sweep::parse_axis(v));
   for (const auto& w : a.with) sweep::attach_companion(axes, w);

@@ -1,8 +1,56 @@
 #include "sim/config/pool_config.hpp"
 #include "sim/config/pool_trace.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/files.hpp"
+#include "sim/core/limits.hpp"
+
+#include <cstdio>
 
 namespace fleetsim::config {
+namespace {
+
+// The work and memory a pool asks for (sim/core/limits.hpp), from its keys alone: refused at load
+// with the key to change, before a replication allocates its jobs or loops over its time steps.
+void check_pool_limits(const PoolSpec& o, const std::string& file) {
+  auto fail = [&](const std::string& key, const char* fmt, double value, double limit) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf, fmt, value, limit);
+    throw ConfigError(file, key, buf);
+  };
+  const double horizon = o.warmup_s + o.duration_s;  // simulated per replication
+  const double reps = o.replications;
+  const double jobs = (o.training.trace.empty() ? o.training.arrival_rate : 0.0) * horizon + o.dev.arrival_rate * horizon;
+  if (!(jobs <= limits::kMaxPoolJobsPerReplication))
+    fail(o.training.arrival_rate * horizon >= o.dev.arrival_rate * horizon ? "pool.training.arrival_rate"
+                                                                            : "pool.development.arrival_rate",
+         "submits about %.3g jobs per replication (arrival rates x (pool.warmup + pool.duration)); the limit is %.0f: "
+         "lower the rate or shorten pool.duration", jobs, limits::kMaxPoolJobsPerReplication);
+  if (!(jobs * reps <= limits::kMaxPoolJobs))
+    fail("pool.replications", "x the jobs per replication is about %.3g jobs; the limit is %.0f: use fewer replications",
+         jobs * reps, limits::kMaxPoolJobs);
+  const double samples = horizon / o.inference_interval_s;
+  if (!(samples <= limits::kMaxPoolSamplesPerReplication))
+    fail("pool.inference_interval", "gives %.3g time steps per replication ((pool.warmup + pool.duration) / "
+         "inference_interval); the limit is %.0f: use a longer interval", samples, limits::kMaxPoolSamplesPerReplication);
+  if (!(samples * reps <= limits::kMaxPoolSamples))
+    fail("pool.replications", "x the time steps per replication is %.3g samples kept; the limit is %.0f: use fewer "
+         "replications or a longer pool.inference_interval", samples * reps, limits::kMaxPoolSamples);
+  if (o.policy == QueuePolicy::Backfill && !(horizon / o.backfill_interval_s <= limits::kMaxPoolPasses))
+    fail("pool.scheduler.backfill_interval", "gives %.3g backfill passes per replication; the limit is %.0f: use a "
+         "longer interval", horizon / o.backfill_interval_s, limits::kMaxPoolPasses);
+  double services = 0;
+  for (const auto& g : o.inference) services += g.services;
+  if (!(services <= limits::kMaxPoolServices))
+    fail("pool.inference", "holds %.0f services in all; the limit is %.0f", services, limits::kMaxPoolServices);
+  if (!(services * samples <= limits::kMaxPoolServiceTicks))
+    fail("pool.inference_interval", "x the services gives %.3g service updates per replication; the limit is %.0f: "
+         "use a longer interval or fewer services", services * samples, limits::kMaxPoolServiceTicks);
+  if (!o.training.trace.empty())
+    if (const std::string problem = file_problem(o.training.trace, 64u << 20, "a CSV file"); !problem.empty())
+      throw ConfigError(file, "pool.training.trace", "'" + o.training.trace + "' " + problem);
+}
+
+}  // namespace
 
 void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string& file) {
   PoolSpec& o = s.pool;
@@ -162,6 +210,7 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
                                        "pool.training.trace, pool.development.arrival_rate or pool.inference services");
   if (o.policy != QueuePolicy::Priority && o.preemption)
     fail("pool.scheduler.preemption", "preemption needs pool.scheduler.policy: priority");
+  check_pool_limits(o, file);
 }
 
 }  // namespace fleetsim::config

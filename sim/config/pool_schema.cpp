@@ -2,6 +2,7 @@
 // Defaults are neutral where no source sets them; the benchmark and validation scenarios give
 // every figure with its source.
 #include "sim/config/pool_config.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::config {
 namespace {
@@ -81,7 +82,7 @@ std::shared_ptr<const Schema> dev_stream_schema() {
 std::shared_ptr<const Schema> inference_schema() {
   return make("inference", "A group of identical inference services.", {
       text("name", "service", "label"),
-      integer("services", "1", "services in the group"),
+      integer("services", "1", "services in the group", 1, limits::kMaxPoolServices),
       integer("replica_gpus", "8", "GPUs per replica"),
       integer("peak_replicas", "1", "replicas that hold the SLO at the daily peak", 0),
       real("trough_ratio", "0.3", "demand at the daily trough / peak (Azure LLM 2024: code ~0.1, conversation ~0.4)", 0, 1),
@@ -135,12 +136,12 @@ std::shared_ptr<const Schema> pool_stragglers_schema() {
 
 std::shared_ptr<const Schema> pool_schema() {
   static const std::shared_ptr<const Schema> s = make("pool", "A GPU pool shared by many jobs (sim/pool).", {
-      integer("gpus", "0", "GPUs in the pool (0 = cluster.gpus); the run's job is one of its jobs", 0),
+      integer("gpus", "0", "GPUs in the pool (0 = cluster.gpus); the run's job is one of its jobs", 0, limits::kMaxGpus),
       integer("spare_nodes", "0", "nodes held out as hot spares for failed nodes", 0),
       boolean("run_job", "true", "the scenario's own job (cluster.gpus GPUs) is one of the pool's jobs, held throughout"),
       quantity("duration", dim<Seconds>(), "30 d", "measured span (after the warm-up)"),
       quantity("warmup", dim<Seconds>(), "0 d", "simulated before measuring: the pool starts empty", 0, false),
-      integer("replications", "3", "independent replications"),
+      integer("replications", "3", "independent replications", 1, limits::kMaxReplications),
       boolean("failures", "true", "the scenario's failure profile takes nodes out for repair"),
       quantity("reset_time", dim<Seconds>(), "10 min", "a failure needing no repair takes its node out this long", 0, false),
       section("scheduler", scheduler_schema(), "queue policy and preemption"),

@@ -381,6 +381,8 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.workload.training.train_tokens = tr.get<Tokens>("train_tokens");
   s.workload.training.use_flash_attn = tr.flag("use_flash_attn");
   s.workload.training.gradient_accumulation_fusion = tr.flag("gradient_accumulation_fusion");
+  s.workload.training.grad_reduce_in_fp32 = tr.flag("grad_reduce_in_fp32");
+  s.workload.training.fp8_param_gather = tr.flag("fp8_param_gather");
   const std::string& precision = tr.text("precision");
   s.workload.training.precision = precision == "fp16" ? Precision::Fp16 : precision == "fp8" ? Precision::Fp8 : Precision::Bf16;
   const std::string& recipe = tr.text("fp8_recipe");

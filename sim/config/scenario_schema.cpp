@@ -244,6 +244,15 @@ S training_schema() {
              "FP8 scaling (Transformer Engine): delayed (amax history, TE default), current (per-tensor "
              "amax of the tensor itself, an extra pass per cast), mxfp8 (one scale per 32 elements, Blackwell), "
              "blockwise (DeepSeek-V3: one scale per 1x128 activation tile and 128x128 weight block, Hopper)"),
+      boolean("grad_reduce_in_fp32", "true",
+              "main gradients accumulated and reduced in fp32 (Megatron-core DistributedDataParallelConfig / "
+              "NeMo grad_reduce_in_fp32; Megatron-LM forces it under bf16); false: in 16 bits, 2 B per parameter "
+              "(NeMo 25.02 performance recipes); fp16 always reduces 16-bit gradients"),
+      boolean("fp8_param_gather", "false",
+              "under precision fp8, the linear layers' weights are held only as FP8 (Transformer Engine "
+              "fp8_model_init; Megatron-core --fp8-param-gather, NeMo fp8_param_gather / fp8_params): no 16-bit "
+              "copy besides the fp32 main weights in the optimizer; no effect under bf16 / fp16 (as NeMo's "
+              "DtypeConfig, where it defaults to true)"),
   });
 }
 

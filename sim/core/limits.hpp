@@ -39,4 +39,21 @@ inline constexpr double kMaxExpectedEvents = 1e8;
 // failures.rate_scale: the what-if multiplier on every component rate.
 inline constexpr double kMaxRateScale = 1e4;
 
+// Points of one sweep: each is a child process and a results file in one folder (a grid is
+// expanded in memory before the first point runs).
+inline constexpr double kMaxSweepPoints = 100000;
+
+// The pool simulator (sim/pool). A replication generates its jobs up front (about 160 bytes each
+// while it runs, 8 kept per job for the delay and slowdown statistics) and samples its time series
+// every pool.inference_interval (56 bytes kept per sample). The 100k-GPU benchmark pool submits
+// about a million jobs in 30 days; its engine handles a few hundred thousand jobs per second.
+inline constexpr double kMaxPoolJobsPerReplication = 1e7;
+inline constexpr double kMaxPoolJobs = 1e8;             // over all replications
+inline constexpr double kMaxPoolSamplesPerReplication = 1e6;
+inline constexpr double kMaxPoolSamples = 1e7;          // over all replications
+inline constexpr double kMaxPoolPasses = 1e7;           // backfill passes per replication
+inline constexpr double kMaxPoolServices = 1e5;         // inference services, summed over groups
+inline constexpr double kMaxPoolServiceTicks = 1e9;     // services x demand evaluations per replication
+inline constexpr double kMaxPoolFailures = 1e7;         // expected node failures per replication
+
 }  // namespace fleetsim::limits

@@ -24,16 +24,18 @@ const std::set<std::string> kFlags = {
     "--use-cpu-initialization", "--no-async-tensor-model-parallel-allreduce", "--moe-grouped-gemm",
     "--fp8-param-gather", "--use-torch-fsdp2", "--no-rope-fusion", "--cross-entropy-loss-fusion",
     "--apply-layernorm-1p", "--no-position-embedding", "--calculate-per-token-loss",
-    "--embedding-weights-in-fp32", "--rotary-position-embeddings-in-fp32", "--attention-softmax-in-fp32"};
+    "--embedding-weights-in-fp32", "--rotary-position-embeddings-in-fp32", "--attention-softmax-in-fp32",
+    "--multi-latent-attention", "--no-overlap-p2p-communication", "--account-for-embedding-in-pipeline-split",
+    "--account-for-loss-in-pipeline-split", "--use-tp-pp-dp-mapping", "--grad-reduce-in-bf16"};
 
 // Read and set aside: optimizer hyperparameters, data, logging, checkpoint paths, initialization,
 // numerics that do not change the work of an iteration.
 const std::set<std::string> kIgnored = {
     "--lr", "--min-lr", "--lr-decay-style", "--lr-decay-iters", "--lr-decay-samples", "--lr-warmup-fraction",
-    "--lr-warmup-iters", "--lr-warmup-samples", "--train-iters", "--train-samples", "--split", "--eval-iters",
+    "--lr-warmup-iters", "--lr-warmup-samples", "--split", "--eval-iters",
     "--eval-interval", "--log-interval", "--save-interval", "--save", "--load", "--data-path", "--merge-file",
     "--clip-grad", "--loss-scale", "--weight-decay", "--adam-beta1", "--adam-beta2", "--adam-eps",
-    "--init-method-std", "--seed", "--max-position-embeddings", "--hidden-dropout", "--attention-dropout",
+    "--init-method-std", "--seed", "--max-position-embeddings", "--attention-dropout",
     "--tensorboard-dir", "--distributed-backend", "--log-progress", "--log-throughput", "--no-load-optim",
     "--no-load-rng", "--mock-data", "--num-workers", "--tokenizer-model", "--ckpt-format", "--data-cache-path",
     "--initial-loss-scale", "--min-loss-scale", "--loss-scale-window", "--hysteresis", "--use-mcore-models",
@@ -84,7 +86,7 @@ int integer(const Args& a, const std::string& key, int fallback) {
     if (used != it->second.size() || v < 0 || v > 1000000000L) throw std::invalid_argument("range");
     return static_cast<int>(v);
   } catch (const std::exception&) {
-    throw ConfigError(kSource, key, "'" + it->second + "' is not a non-negative integer");
+    throw ConfigError(kSource, key, "'" + it->second + "' is not an integer from 0 to 1000000000");
   }
 }
 
@@ -138,7 +140,7 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
   imp.swiglu = has("--swiglu");
   imp.ffn_hidden_size = integer(a, "--ffn-hidden-size", 0);
   if (imp.ffn_hidden_size == 0 && imp.hidden_size > 0) {
-    imp.ffn_hidden_size = default_ffn_hidden_size(imp.hidden_size, imp.swiglu);
+    imp.ffn_hidden_size = default_ffn_hidden_size(imp.hidden_size, imp.swiglu, kSource);
     imp.assumed.push_back("--ffn-hidden-size " + std::to_string(imp.ffn_hidden_size) +
                           (imp.swiglu ? " (Megatron's SwiGLU default: 2/3 of 4h, multiple of 64)" : " (Megatron's default 4h)"));
   }
@@ -159,7 +161,7 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
   const int divisible = integer(a, "--make-vocab-size-divisible-by", 128);
   imp.tp = std::max(1, integer(a, "--tensor-model-parallel-size", 1));
   if (vocab > 0) {
-    imp.vocab_size = padded_vocab(vocab, divisible, imp.tp);
+    imp.vocab_size = padded_vocab(vocab, divisible, imp.tp, kSource);
     if (imp.vocab_size != vocab)
       imp.assumed.push_back("vocabulary padded to " + std::to_string(imp.vocab_size) + " (a multiple of " +
                             std::to_string(divisible) + " x TP, Megatron's _vocab_size_with_padding)");
@@ -175,23 +177,55 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
     imp.moe_layer_freq = integer(a, "--moe-layer-freq", 1);
   }
   imp.ep = std::max(1, integer(a, "--expert-model-parallel-size", 1));
+  imp.moe_ffn_hidden_size = integer(a, "--moe-ffn-hidden-size", 0);
+  // The shared experts as one intermediate size (Megatron-core): count = size / expert width.
+  const int shared = integer(a, "--moe-shared-expert-intermediate-size", 0);
+  const int expert_width = imp.moe_ffn_hidden_size > 0 ? imp.moe_ffn_hidden_size : imp.ffn_hidden_size;
+  if (shared > 0 && expert_width > 0) imp.moe_shared_experts = std::max(1, shared / expert_width);
+  // Node-limited routing: the router's groups are nodes; group top-k = nodes one token may reach.
+  imp.moe_router_max_nodes = integer(a, "--moe-router-group-topk", 0);
+  imp.mtp_depth = integer(a, "--mtp-num-layers", 0);
   use({"--num-experts", "--moe-router-topk", "--moe-expert-capacity-factor", "--moe-layer-freq",
-       "--expert-model-parallel-size"});
+       "--expert-model-parallel-size", "--moe-ffn-hidden-size", "--moe-shared-expert-intermediate-size",
+       "--moe-router-group-topk", "--moe-router-num-groups", "--mtp-num-layers"});
+  // Hidden dropout (Megatron's default 0.1): a model without it keeps no dropout masks.
+  if (has("--hidden-dropout")) imp.dropout = real(a, "--hidden-dropout", 0.1) > 0;
+  use({"--hidden-dropout"});
+  // Multi-head latent attention (--multi-latent-attention with the MLA dimensions).
+  if (has("--multi-latent-attention")) {
+    imp.q_lora_rank = integer(a, "--q-lora-rank", 0);
+    imp.kv_lora_rank = integer(a, "--kv-lora-rank", 0);
+    imp.qk_nope_head_dim = integer(a, "--qk-head-dim", 0);
+    imp.qk_rope_head_dim = integer(a, "--qk-pos-emb-head-dim", 0);
+    imp.v_head_dim = integer(a, "--v-head-dim", 0);
+    use({"--multi-latent-attention", "--q-lora-rank", "--kv-lora-rank", "--qk-head-dim", "--qk-pos-emb-head-dim",
+         "--v-head-dim"});
+  }
 
   // Layout.
   imp.pp = std::max(1, integer(a, "--pipeline-model-parallel-size", 1));
   imp.cp = std::max(1, integer(a, "--context-parallel-size", 1));
   imp.vpp = std::max(1, integer(a, "--virtual-pipeline-model-parallel-size", 1));
   if (const int per = integer(a, "--num-layers-per-virtual-pipeline-stage", 0); per > 0) {
-    if (imp.num_layers % (imp.pp * per) != 0)
+    if (imp.num_layers % (static_cast<long long>(imp.pp) * per) != 0)  // both up to 10^9
       throw ConfigError(kSource, "--num-layers-per-virtual-pipeline-stage",
                         std::to_string(per) + " does not divide the " + std::to_string(imp.num_layers) +
                             " layers of " + std::to_string(imp.pp) + " pipeline stages evenly");
     imp.vpp = imp.num_layers / imp.pp / per;
   }
   imp.sequence_parallel = has("--sequence-parallel");
+  imp.microbatch_group_size = integer(a, "--microbatch-group-size-per-virtual-pipeline-stage", 0);
+  imp.first_stage_layers = integer(a, "--decoder-first-pipeline-num-layers", 0);
+  imp.last_stage_layers = integer(a, "--decoder-last-pipeline-num-layers", 0);
+  imp.embedding_as_layer = has("--account-for-embedding-in-pipeline-split");
+  imp.loss_as_layer = has("--account-for-loss-in-pipeline-split");
+  // megatron/training/initialize.py: order tp-cp-ep-pp-dp with --use-tp-pp-dp-mapping.
+  if (has("--use-tp-pp-dp-mapping")) imp.rank_order = imp.num_experts > 1 ? "tp-cp-ep-pp-dp" : "tp-cp-pp-dp";
   use({"--pipeline-model-parallel-size", "--context-parallel-size", "--virtual-pipeline-model-parallel-size",
-       "--num-layers-per-virtual-pipeline-stage", "--sequence-parallel"});
+       "--num-layers-per-virtual-pipeline-stage", "--sequence-parallel",
+       "--microbatch-group-size-per-virtual-pipeline-stage", "--decoder-first-pipeline-num-layers",
+       "--decoder-last-pipeline-num-layers", "--account-for-embedding-in-pipeline-split",
+       "--account-for-loss-in-pipeline-split", "--use-tp-pp-dp-mapping"});
   // Recomputation: --recompute-granularity; the 2021 --checkpoint-activations (full); the
   // --recompute-activations shorthand (selective); --recompute-method (uniform / block) is a
   // method of full recomputation only (arguments.py), so alone it means full.
@@ -232,26 +266,54 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
   // Batch and numerics.
   imp.micro_batch_size = std::max(1, integer(a, "--micro-batch-size", 1));
   imp.global_batch_size = integer(a, "--global-batch-size", 0);
+  // Training length: --train-iters x global batch, or --train-samples, in tokens.
+  if (const int iters = integer(a, "--train-iters", 0); iters > 0)
+    imp.train_tokens = static_cast<double>(iters) * imp.global_batch_size * imp.seq_length;
+  else if (const int samples = integer(a, "--train-samples", 0); samples > 0)
+    imp.train_tokens = static_cast<double>(samples) * imp.seq_length;
+  use({"--train-iters", "--train-samples"});
   if (has("--bf16")) imp.precision = "bf16";
   else if (has("--fp16")) imp.precision = "fp16";
   else imp.unsupported.push_back("fp32 training (neither --bf16 nor --fp16): modeled as bf16");
-  if (has("--fp8-format"))
-    imp.unsupported.push_back("--fp8-format " + text(a, "--fp8-format") + ": FP8 GEMMs are not modeled; the " +
-                              imp.precision + " rates are used");
+  // FP8 (Transformer Engine): --fp8-format with --fp8-recipe (delayed, Megatron's default;
+  // tensorwise = current scaling; mxfp8; blockwise) and --fp8-param-gather (FP8 weights).
+  if (has("--fp8-format")) {
+    imp.precision = "fp8";
+    const std::string recipe = text(a, "--fp8-recipe");
+    if (recipe.empty() || recipe == "delayed") imp.fp8_recipe = "delayed";
+    else if (recipe == "tensorwise") imp.fp8_recipe = "current";
+    else if (recipe == "mxfp8" || recipe == "blockwise") imp.fp8_recipe = recipe;
+    else throw ConfigError(kSource, "--fp8-recipe", "'" + recipe + "': expected delayed, tensorwise, mxfp8 or blockwise");
+    imp.fp8_param_gather = has("--fp8-param-gather");
+  } else if (has("--fp8-recipe") || has("--fp8-param-gather")) {
+    imp.ignored.push_back("--fp8-recipe / --fp8-param-gather without --fp8-format (no FP8, no effect)");
+  }
   use({"--micro-batch-size", "--global-batch-size", "--bf16", "--fp16", "--fp8-format", "--fp8-recipe", "--fp8-param-gather"});
-  if (has("--fp8-recipe")) imp.unsupported.push_back("--fp8-recipe " + text(a, "--fp8-recipe") + ": FP8 is not modeled");
-  if (has("--fp8-param-gather")) imp.unsupported.push_back("--fp8-param-gather: FP8 is not modeled");
+  // Gradients: Megatron-LM reduces bf16 gradients in fp32 unless --grad-reduce-in-bf16.
+  imp.grad_reduce_in_fp32 = !has("--grad-reduce-in-bf16");
+  use({"--grad-reduce-in-bf16"});
   const std::string backend = text(a, "--attention-backend");
   imp.flash_attention = has("--use-flash-attn") || backend == "flash" || backend == "fused";
   if (!imp.flash_attention)
     imp.assumed.push_back("unfused attention (no --use-flash-attn; Megatron's local softmax over the s x s scores)");
   use({"--use-flash-attn", "--attention-backend"});
-  if (has("--tp-comm-overlap"))
-    imp.unsupported.push_back("--tp-comm-overlap: TP communication is modeled on the critical path");
+  imp.tp_comm_overlap = has("--tp-comm-overlap");
   if (has("--moe-grouped-gemm"))
     imp.unsupported.push_back("--moe-grouped-gemm: each local expert's GEMMs are timed on their own");
-  // The model accumulates gradients unfused (stage_costs.cpp), as this flag asks.
-  use({"--tp-comm-overlap", "--moe-grouped-gemm", "--no-gradient-accumulation-fusion"});
+  // Megatron-LM of 2021 (the vocabulary of --DDP-impl and --checkpoint-activations, both removed
+  // since) sent pipeline activations with blocking batch_isend_irecv and accumulated gradients in
+  // a separate pass. Today's Megatron-LM overlaps the interleaved schedule's sends unless
+  // --no-overlap-p2p-communication and fuses gradient accumulation into the weight-gradient GEMM
+  // unless --no-gradient-accumulation-fusion (arguments.py, both store_false).
+  const bool megatron_2021 = has("--DDP-impl") || has("--checkpoint-activations");
+  imp.overlap_p2p_comm = !megatron_2021 && imp.vpp > 1 && !has("--no-overlap-p2p-communication");
+  imp.gradient_accumulation_fusion = !megatron_2021 && !has("--no-gradient-accumulation-fusion");
+  if (megatron_2021)
+    imp.assumed.push_back("Megatron-LM of 2021 (--DDP-impl / --checkpoint-activations): blocking pipeline sends, "
+                          "unfused gradient accumulation");
+  else if (!has("--no-gradient-accumulation-fusion"))
+    imp.assumed.push_back("gradient accumulation fused into the weight-gradient GEMM (Megatron-LM's default)");
+  use({"--tp-comm-overlap", "--moe-grouped-gemm", "--no-gradient-accumulation-fusion", "--no-overlap-p2p-communication"});
 
   for (const std::string& k : a.order) {
     if (used.count(k)) continue;

@@ -3,11 +3,15 @@
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
+#include <fstream>
+#include <iterator>
 #include <map>
 #include <set>
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/core/files.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::importer {
 namespace {
@@ -59,12 +63,10 @@ class Reader {
  public:
   explicit Reader(std::string path) : path_(std::move(path)) {}
 
-  void load() {
+  void load(const std::string& text) {
     YAML::Node root;
     try {
-      root = YAML::LoadFile(path_);
-    } catch (const YAML::BadFile&) {
-      throw ConfigError(path_, "", "cannot read the file");
+      root = YAML::Load(text);
     } catch (const YAML::Exception& e) {
       throw ConfigError(path_, "", std::string("not valid YAML: ") + e.what(), e.mark.line + 1);
     }
@@ -96,10 +98,23 @@ class Reader {
     try {
       size_t used = 0;
       const long v = std::stol(s, &used);
-      if (used != s.size() || v < 0) throw std::invalid_argument("range");
+      // Bounded as Megatron's arguments are: a larger value would wrap in the int it becomes.
+      if (used != s.size() || v < 0 || v > 1000000000L) throw std::invalid_argument("range");
       return static_cast<int>(v);
     } catch (const std::exception&) {
-      throw ConfigError(path_, k, "'" + s + "' is not a non-negative integer");
+      throw ConfigError(path_, k, "'" + s + "' is not an integer from 0 to 1000000000");
+    }
+  }
+  double real(const std::string& k, double fallback) {
+    const std::string s = text(k);
+    if (s.empty()) return fallback;
+    try {
+      size_t used = 0;
+      const double v = std::stod(s, &used);
+      if (used != s.size() || !(v >= 0)) throw std::invalid_argument("range");
+      return v;
+    } catch (const std::exception&) {
+      throw ConfigError(path_, k, "'" + s + "' is not a non-negative number");
     }
   }
   bool boolean(const std::string& k, bool fallback) {
@@ -150,14 +165,32 @@ int tokenizer_vocab(const std::string& type) {
 }  // namespace
 
 Imported read_nemo_recipe(const std::string& path) {
+  // As scenario files: a FIFO would block forever, /dev/zero never end, a directory fail mid-read.
+  if (const std::string problem = file_problem(path, kMaxRecipeBytes, "a YAML recipe"); !problem.empty())
+    throw ConfigError(path, "", problem);
+  std::ifstream in(path, std::ios::binary);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (!in.is_open() || in.bad()) throw ConfigError(path, "", "cannot be read");
+  return read_nemo_recipe_text(text, path);
+}
+
+Imported read_nemo_recipe_text(const std::string& text, const std::string& path) {
+  if (text.size() > kMaxRecipeBytes) throw ConfigError(path, "", "is larger than 4 MiB; not a recipe");
   Reader r(path);
-  r.load();
+  r.load(text);
   Imported imp;
   imp.source = "NeMo recipe " + path;
 
   // Cluster size: NeMo 1 trainer.num_nodes x trainer.devices.
   const int nodes = r.integer("trainer.num_nodes", 0), devices = r.integer("trainer.devices", 0);
-  if (nodes > 0 && devices > 0) imp.gpus = nodes * devices;
+  if (nodes > 0 && devices > 0) {
+    const long long gpus = static_cast<long long>(nodes) * devices;  // both up to 10^9
+    if (gpus > limits::kMaxGpus)
+      throw ConfigError(path, "trainer.num_nodes", std::to_string(nodes) + " nodes x trainer.devices " + std::to_string(devices) +
+                                                       " = " + std::to_string(gpus) + " GPUs; fleetsim's limit is " +
+                                                       std::to_string(limits::kMaxGpus));
+    imp.gpus = static_cast<int>(gpus);
+  }
 
   // Model (same names in both layouts).
   imp.num_layers = r.integer("model.num_layers", 0);
@@ -189,32 +222,62 @@ Imported read_nemo_recipe(const std::string& path) {
   }
   const int divisible = r.integer("model.make_vocab_size_divisible_by", 128);
   if (vocab > 0) {
-    imp.vocab_size = padded_vocab(vocab, divisible, imp.tp);
+    imp.vocab_size = padded_vocab(vocab, divisible, imp.tp, path);
     if (imp.vocab_size != vocab)
       imp.assumed.push_back("vocabulary padded to " + std::to_string(imp.vocab_size) + " (a multiple of " +
                             std::to_string(divisible) + " x TP, as Megatron pads it)");
   }
+  // Hidden dropout: NeMo's and Megatron's default is 0.1; Llama recipes set 0.
+  const std::string drop = r.text("model.hidden_dropout");
+  if (!drop.empty()) imp.dropout = r.real("model.hidden_dropout", 0.1) > 0;
   // MoE.
   const std::string experts = r.first_of({"model.num_moe_experts", "model.num_experts"});
   imp.num_experts = experts.empty() ? 0 : r.integer(experts, 0);
   imp.moe_router_topk = r.integer("model.moe_router_topk", 2);
   imp.ep = std::max(1, r.integer("model.expert_model_parallel_size", 1));
+  imp.moe_capacity_factor = r.real("model.moe_expert_capacity_factor", 1.0);
+  imp.moe_layer_freq = std::max(1, r.integer("model.moe_layer_freq", 1));
+  imp.moe_ffn_hidden_size = r.integer("model.moe_ffn_hidden_size", 0);
+  // Megatron-core gives the shared experts as one intermediate size: count = size / expert width.
+  const int shared = r.integer("model.moe_shared_expert_intermediate_size", 0);
+  const int expert_width = imp.moe_ffn_hidden_size > 0 ? imp.moe_ffn_hidden_size : imp.ffn_hidden_size;
+  if (shared > 0 && expert_width > 0) imp.moe_shared_experts = std::max(1, shared / expert_width);
+  // Node-limited routing: the router's groups are nodes, group_topk the nodes a token may reach.
+  imp.moe_router_max_nodes = r.integer("model.moe_router_group_topk", 0);
+  r.mark("model.moe_router_num_groups");
+  imp.mtp_depth = r.integer("model.mtp_num_layers", 0);
+  // Multi-head latent attention (Megatron-core MLATransformerConfig names).
+  imp.kv_lora_rank = r.integer("model.kv_lora_rank", 0);
+  imp.q_lora_rank = r.integer("model.q_lora_rank", 0);
+  imp.qk_nope_head_dim = r.integer("model.qk_head_dim", 0);
+  imp.qk_rope_head_dim = r.integer("model.qk_pos_emb_head_dim", 0);
+  imp.v_head_dim = r.integer("model.v_head_dim", 0);
+  r.mark("model.multi_latent_attention");
 
   // Layout.
   imp.pp = std::max(1, r.integer("model.pipeline_model_parallel_size", 1));
   imp.vpp = std::max(1, r.integer("model.virtual_pipeline_model_parallel_size", 1));
   imp.cp = std::max(1, r.integer("model.context_parallel_size", 1));
   imp.sequence_parallel = r.boolean("model.sequence_parallel", false);
+  imp.microbatch_group_size = r.integer("model.microbatch_group_size_per_vp_stage", 0);
+  imp.first_stage_layers = r.integer("model.num_layers_in_first_pipeline_stage", 0);
+  imp.last_stage_layers = r.integer("model.num_layers_in_last_pipeline_stage", 0);
+  imp.embedding_as_layer = r.boolean("model.account_for_embedding_in_pipeline_split", false);
+  imp.loss_as_layer = r.boolean("model.account_for_loss_in_pipeline_split", false);
+  // Megatron-core's RankGenerator order with use_tp_pp_dp_mapping: tp-cp-ep-pp-dp.
+  if (r.boolean("model.use_tp_pp_dp_mapping", false)) imp.rank_order = imp.num_experts > 1 ? "tp-cp-ep-pp-dp" : "tp-cp-pp-dp";
   const std::string rec_key = r.first_of({"model.activations_checkpoint_granularity", "model.recompute_granularity"});
   if (!rec_key.empty()) {
     const std::string g = r.text(rec_key);
     if (g != "full" && g != "selective") throw ConfigError(path, rec_key, "'" + g + "': expected full, selective or null");
     imp.recompute = g;
   }
-  // Distributed optimizer and overlap: NeMo 1 model.optim (distributed_fused_adam: ZeRO-1 with
-  // overlapped grad/param sync); Megatron-Bridge ddp.* / optimizer.use_distributed_optimizer.
+  // Distributed optimizer and overlap: NeMo 1 model.optim (distributed_fused_adam, Apex's; or
+  // mcore_distributed_optim, Megatron-core's: ZeRO-1 with overlapped grad/param sync);
+  // Megatron-Bridge ddp.* / optimizer.use_distributed_optimizer.
   const std::string optim = r.text("model.optim.name");
-  imp.distributed_optimizer = optim == "distributed_fused_adam" || r.boolean("ddp.use_distributed_optimizer", false) ||
+  imp.distributed_optimizer = optim == "distributed_fused_adam" || optim == "mcore_distributed_optim" ||
+                              r.boolean("ddp.use_distributed_optimizer", false) ||
                               r.boolean("optimizer.use_distributed_optimizer", false);
   imp.overlap_grad_reduce = r.boolean("model.optim.overlap_grad_sync", false) || r.boolean("ddp.overlap_grad_reduce", false);
   imp.overlap_param_gather = r.boolean("model.optim.overlap_param_sync", false) || r.boolean("ddp.overlap_param_gather", false);
@@ -225,28 +288,62 @@ Imported read_nemo_recipe(const std::string& path) {
   imp.micro_batch_size = std::max(1, mbs.empty() ? 1 : r.integer(mbs, 1));
   const std::string gbs = r.first_of({"model.global_batch_size", "train.global_batch_size"});
   imp.global_batch_size = gbs.empty() ? 0 : r.integer(gbs, 0);
+  // Training length: NeMo 1 trainer.max_steps, Megatron-Bridge train.train_iters.
+  const std::string steps = r.first_of({"trainer.max_steps", "train.train_iters"});
+  const int iters = steps.empty() ? 0 : r.integer(steps, 0);
+  if (iters > 0 && imp.global_batch_size > 0 && imp.seq_length > 0)
+    imp.train_tokens = static_cast<double>(iters) * imp.global_batch_size * imp.seq_length;
+  // Precision: NeMo 1 trainer.precision with model.fp8 (Transformer Engine, delayed scaling: NeMo
+  // 1's only FP8 recipe); Megatron-Bridge mixed_precision, a recipe name
+  // ("bf16_with_fp8_current_scaling_mixed") or a mapping (fp8, fp8_recipe, ...).
   const std::string prec_key = r.first_of({"trainer.precision", "mixed_precision"});
   const std::string prec = prec_key.empty() ? "" : r.text(prec_key);
-  if (prec.find("bf16") != std::string::npos) imp.precision = "bf16";
-  else if (prec == "16" || prec.find("16-mixed") != std::string::npos || prec.find("fp16") != std::string::npos)
-    imp.precision = "fp16";
-  else if (prec.find("fp8") != std::string::npos) {
+  auto fp8_recipe_of = [](const std::string& name) -> std::string {
+    if (name.find("mxfp8") != std::string::npos) return "mxfp8";
+    if (name.find("current") != std::string::npos || name.find("tensorwise") != std::string::npos) return "current";
+    if (name.find("blockwise") != std::string::npos || name.find("subchannel") != std::string::npos) return "blockwise";
+    return "delayed";
+  };
+  if (prec.find("fp8") != std::string::npos) {
+    imp.precision = "fp8";
+    imp.fp8_recipe = fp8_recipe_of(prec);
+  } else if (prec.find("bf16") != std::string::npos) {
     imp.precision = "bf16";
-    imp.unsupported.push_back(prec_key + ": " + prec + ": FP8 is not modeled; bf16 rates are used");
-  } else {
+  } else if (prec == "16" || prec.find("16-mixed") != std::string::npos || prec.find("fp16") != std::string::npos) {
+    imp.precision = "fp16";
+  } else if (!r.has("mixed_precision.fp8")) {
     imp.unsupported.push_back((prec_key.empty() ? std::string("precision") : prec_key) + ": '" + prec +
                               "': modeled as bf16");
   }
-  if (r.boolean("model.fp8", false)) imp.unsupported.push_back("model.fp8: true: FP8 is not modeled; bf16 rates are used");
+  if (r.boolean("model.fp8", false)) {
+    imp.precision = "fp8";
+    imp.fp8_recipe = "delayed";
+    imp.assumed.push_back("model.fp8: true: Transformer Engine's delayed scaling (NeMo 1's FP8 recipe)");
+  }
+  if (r.has("mixed_precision.fp8")) {
+    imp.precision = "fp8";
+    const std::string rec = r.text("mixed_precision.fp8_recipe");
+    imp.fp8_recipe = rec.empty() ? "delayed" : fp8_recipe_of(rec);
+  }
+  r.mark("mixed_precision.fp8");
+  r.mark("mixed_precision.fp8_recipe");
+  // Gradient buffers in fp32 unless the recipe reduces them in 16 bits (NeMo 1 Apex optimizer
+  // grad_sync_dtype; NeMo 2 / Bridge grad_reduce_in_fp32 on the precision plugin or the DDP config).
+  const std::string sync = r.text("model.optim.grad_sync_dtype");
+  if (!sync.empty()) imp.grad_reduce_in_fp32 = !(sync.find("16") != std::string::npos);
+  const std::string g32 = r.first_of({"mixed_precision.grad_reduce_in_fp32", "ddp.grad_reduce_in_fp32"});
+  if (!g32.empty()) imp.grad_reduce_in_fp32 = r.boolean(g32, true);
+  // FP8 weights: NeMo 1 model.fp8_params, NeMo 2 / Bridge fp8_param_gather.
+  const std::string fp8w = r.first_of({"model.fp8_params", "mixed_precision.fp8_param_gather"});
+  if (!fp8w.empty() && r.boolean(fp8w, false)) {
+    if (imp.precision == "fp8") imp.fp8_param_gather = true;
+    else imp.ignored.push_back(fp8w + ": true without FP8 (no effect)");
+  }
   imp.flash_attention = r.boolean("model.use_flash_attention", true);
   if (!r.has("model.use_flash_attention")) imp.assumed.push_back("flash / fused attention (Transformer Engine)");
-  if (r.boolean("model.ub_tp_comm_overlap", false) || r.boolean("comm_overlap.tp_comm_overlap", false))
-    imp.unsupported.push_back("TP communication overlap (userbuffers): modeled on the critical path");
-  if (r.boolean("model.overlap_p2p_comm", false) || r.boolean("comm_overlap.overlap_p2p_comm", false))
-    imp.unsupported.push_back("overlapped pipeline sends (overlap_p2p_comm): modeled as blocking (Megatron's batch_p2p_sync)");
-  if (r.boolean("model.gradient_accumulation_fusion", false))
-    imp.unsupported.push_back("model.gradient_accumulation_fusion: true: gradients are accumulated by a separate "
-                              "memory-bound pass (stage_costs.cpp), not fused into the weight-gradient GEMM");
+  imp.tp_comm_overlap = r.boolean("model.ub_tp_comm_overlap", false) || r.boolean("comm_overlap.tp_comm_overlap", false);
+  imp.overlap_p2p_comm = r.boolean("model.overlap_p2p_comm", false) || r.boolean("comm_overlap.overlap_p2p_comm", false);
+  imp.gradient_accumulation_fusion = r.boolean("model.gradient_accumulation_fusion", false);
   for (const char* k : {"model.fp8", "model.ub_tp_comm_overlap", "model.overlap_p2p_comm", "model.use_flash_attention",
                         "comm_overlap.tp_comm_overlap", "comm_overlap.overlap_p2p_comm", "model.optim.name",
                         "model.make_vocab_size_divisible_by"})

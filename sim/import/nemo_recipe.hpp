@@ -11,7 +11,13 @@
 
 namespace fleetsim::importer {
 
-// Throws ConfigError naming the file and key for unreadable YAML or a value of the wrong type.
+// Throws ConfigError naming the file and key for unreadable YAML or a value of the wrong type,
+// and for a path that is not a regular file of at most kMaxRecipeBytes (a FIFO, device, directory).
 [[nodiscard]] Imported read_nemo_recipe(const std::string& path);
+
+// The same from the recipe's text; `path` names it in messages (fuzz/import_nemo_fuzz.cpp).
+[[nodiscard]] Imported read_nemo_recipe_text(const std::string& text, const std::string& path);
+
+inline constexpr unsigned kMaxRecipeBytes = 4u << 20;  // as a scenario file
 
 }  // namespace fleetsim::importer

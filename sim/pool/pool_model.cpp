@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <thread>
 
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/results/hdf5_writer.hpp"
 
 namespace fleetsim {
@@ -116,6 +118,16 @@ PoolInputs pool_inputs(const Scenario& s) {
   in.repair_share = rate > 0 ? repair / rate : 1.0;
   in.repair_median_s = s.failures.repair_median.si();
   in.repair_sigma = s.failures.repair_sigma;
+  // Node failures are events of the pool's engine, one at a time per node (sim/core/limits.hpp).
+  const double failures = in.node_failure_rate * (pool_gpus / g) * (s.pool.warmup_s + s.pool.duration_s);
+  if (!(failures <= limits::kMaxPoolFailures)) {
+    char buf[320];
+    std::snprintf(buf, sizeof buf, "%.3g expected node failures per pool replication (the failure profile x "
+                  "failures.rate_scale x %d nodes x (pool.warmup + pool.duration)); the limit is %.0f: lower "
+                  "failures.rate_scale, shorten pool.duration or set pool.failures: false",
+                  failures, pool_gpus / g, limits::kMaxPoolFailures);
+    throw ConfigError(s.file, "pool.failures", buf);
+  }
   return in;
 }
 

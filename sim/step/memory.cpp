@@ -96,8 +96,9 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
   const ParallelSpec& par = w.parallel;
   std::vector<StageMemory> out(static_cast<size_t>(l.pp));
   // Mixed-precision Adam (Rajbhandari et al. 2020, ZeRO, Sec. 3.1; Megatron-LM
-  // docs/distrib_optimizer.md): 16-bit weights (2 B), fp32 main gradients (4 B), fp32 master
-  // weights + Adam m and v (12 B) = 18 B/param; the distributed optimizer (ZeRO-1) shards the
+  // docs/distrib_optimizer.md): 16-bit weights (2 B), fp32 main gradients (4 B; 2 B with
+  // grad_reduce_in_fp32 off), fp32 master weights + Adam m and v (12 B) = 18 B/param; the
+  // distributed optimizer (ZeRO-1) shards the
   // 12 B over the data-parallel group, ZeRO-2 also the gradients, ZeRO-3/FSDP also the weights
   // (and keeps the unit computing and the fsdp_prefetch_ops prefetched ones unsharded; a unit is
   // a layer, the embedding or the head: ChunkCost::largest_unit_params).
@@ -133,14 +134,26 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
     // backward; with microbatches of every chunk in flight that is the whole stage unsharded.
     const bool sharded_weights = zero >= 3 && par.fsdp_reshard_after_forward;
     s.weights = Bytes(shard(wb, sharded_weights));
-    // FP8 weight copies (and transposes) of the linear layers stay resident (fp8.hpp).
-    if (w.training.precision == Precision::Fp8)
-      s.weights += Bytes(costs.rank_linear_params[static_cast<size_t>(r)] * fp8_weight_copy_bytes(w.training.fp8_recipe));
+    // FP8 weight copies (and transposes) of the linear layers stay resident (fp8.hpp). With FP8
+    // parameters (fp8_param_gather: TE fp8_model_init) those copies are the weights: the linear
+    // layers keep no 16-bit copy (the fp32 main weights are the optimizer's 12 B). Under ZeRO-3
+    // the 16-bit shard is kept as is (not modelled for FP8 parameters).
+    if (w.training.precision == Precision::Fp8) {
+      const double linear = costs.rank_linear_params[static_cast<size_t>(r)];
+      s.weights += Bytes(linear * fp8_weight_copy_bytes(w.training.fp8_recipe));
+      if (w.training.fp8_param_gather && !sharded_weights) s.weights -= Bytes(linear * wb);
+    }
     // The unit computing plus the fsdp_prefetch_ops units gathered ahead (0, "unlimited" in
     // time, is held to one ahead in memory as before).
     const double unsharded_units = 1.0 + std::max(1, par.fsdp_prefetch_ops);
     if (sharded_weights) s.weights += Bytes(unsharded_units * largest_unit * wb);
-    s.gradients = Bytes(shard(4.0, zero >= 2));
+    // Main gradients: fp32 (4 B) unless grad_reduce_in_fp32 is off: a 16-bit gradient buffer, 2 B
+    // (Megatron-LM docs/distrib_optimizer.md: "bf16 param, fp32 grads" 6 + 12/d against "fp16
+    // param, fp16 grads" 4 + 16/d; the extra 4/d there is the fp32 copy of the gradient shard,
+    // made in the optimizer step when no activations are held, so it does not set the peak).
+    // Under fp16 the 16-bit reduced gradients become fp32 main gradients (4 B).
+    const double grad_mem = w.training.precision == Precision::Fp16 ? 4.0 : w.training.grad_bytes();
+    s.gradients = Bytes(shard(grad_mem, zero >= 2));
     s.optimizer = Bytes(shard(12.0, zero >= 1));
     s.activations = per_layer * in_flight.peak_layer_microbatches[static_cast<size_t>(r)] + working;
     // Pipeline send/receive buffers: one activation and one gradient in each direction.

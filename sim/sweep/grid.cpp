@@ -6,6 +6,7 @@
 #include <set>
 
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::sweep {
 namespace {
@@ -184,6 +185,14 @@ std::vector<Point> expand_grid(const std::vector<Axis>& given, bool zip, const G
     for (const auto& w : a.with)
       if (w.values.size() != a.values.size())
         bad_argument("--with", "'" + w.key + "' needs as many values as '" + a.key + "'");
+  }
+  double product = 1;  // in floating point: the product of a few long axes would wrap an integer
+  for (const auto& a : axes) product *= static_cast<double>(a.values.size());
+  if (product > limits::kMaxSweepPoints) {
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "the grid has %.6g points; the limit is %.0f (split the study into several sweeps)",
+                  product, limits::kMaxSweepPoints);
+    bad_argument("--vary", buf);
   }
   using Values = std::vector<std::pair<std::string, std::string>>;
   std::vector<Values> combos(1);

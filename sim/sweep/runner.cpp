@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 
 #include <atomic>
 #include <chrono>
@@ -243,9 +244,18 @@ std::string error_from_stderr(const std::string& text, const std::string& status
   return status_note;
 }
 
+long long test_kill_at_point() {
+  const char* v = std::getenv("FLEETSIM_TEST_KILL_AT_POINT");
+  if (!v || !*v) return -1;
+  char* end = nullptr;
+  const long long k = std::strtoll(v, &end, 10);
+  return *end == '\0' && k >= 0 ? k : -1;
+}
+
 PointRunner process_runner(std::string binary, GridBase base) {
-  return [binary = std::move(binary), base = std::move(base)](const Point& p, const std::string& output,
-                                                              int threads) -> PointOutcome {
+  return [binary = std::move(binary), base = std::move(base), kill_at = test_kill_at_point()](
+             const Point& p, const std::string& output, int threads) -> PointOutcome {
+    if (kill_at >= 0 && p.index == kill_at) ::raise(SIGKILL);  // test-only (runner.hpp)
     std::vector<std::string> args = run_arguments(base, p, output, threads);
     args.insert(args.begin(), binary);
     std::vector<char*> argv;

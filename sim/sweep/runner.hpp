@@ -57,7 +57,17 @@ SweepSummary run_sweep(const std::vector<Point>& points, const PointRunner& runn
 // The PointRunner of the CLI: runs `<binary> run [SCENARIO] --set ... -o OUTPUT` in a child
 // process (so a crash or an abort in one point cannot take the sweep down, and the SimGrid tier,
 // one engine per process, works), and takes the error from the child's stderr.
+//
+// Test-only fault injection: with FLEETSIM_TEST_KILL_AT_POINT=K in the environment, the process
+// that is about to start point K (grid index, 0-based) kills itself with SIGKILL before starting
+// it: the sweep (or, under mpirun, the rank that was handed point K) dies at a known point rather
+// than after a test's sleep. Point K is then never written, and with one point in flight per
+// slot every point handed out before it minus the other slots' is finished (tests/mpi/mpi_test.cpp,
+// tests/scenario/bad_input_cli_test.cpp). Nothing else reads it; never set it outside a test.
 PointRunner process_runner(std::string binary, GridBase base);
+
+// The point K of FLEETSIM_TEST_KILL_AT_POINT (above), -1 when unset or not a number.
+long long test_kill_at_point();
 
 // The argument vector process_runner passes to the binary (without argv[0]).
 std::vector<std::string> run_arguments(const GridBase& base, const Point& point, const std::string& output_path,

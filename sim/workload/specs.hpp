@@ -137,9 +137,22 @@ struct TrainingSpec {
   bool gradient_accumulation_fusion = false;     // wgrad GEMM accumulates into the fp32 main
                                                  // gradient (Megatron-core, NeMo); false: a
                                                  // separate add per microbatch (Megatron 2021)
+  // Main gradients in fp32 (Megatron-core DistributedDataParallelConfig.grad_reduce_in_fp32; NeMo's
+  // MegatronMixedPrecision plugin sets it on the DDP config). NeMo 25.02's performance recipes
+  // (llama3_8b / llama3_70b / llama31_405b pretrain_performance_optimizations) turn it off: the
+  // gradient buffer, its accumulation and its reduce-scatter are then BF16.
+  bool grad_reduce_in_fp32 = true;
+  // FP8 weights (TE fp8_model_init; Megatron-core fp8_param_gather, NeMo's bf16_with_fp8_mixed
+  // and NeMo 1's fp8_params): the linear layers' weights exist only as FP8 tensors (plus the
+  // transpose), the fp32 main weights stay in the (distributed) optimizer. Memory only: the
+  // parameter all-gather at 1 B per linear weight is not timed separately (it overlaps). No
+  // effect unless precision is fp8 (NeMo's DtypeConfig defaults it to true for every precision).
+  bool fp8_param_gather = false;
   // Bytes of one gradient element as accumulated over microbatches and reduced over DP (fp32
-  // under bf16 and fp8, whose main gradients are fp32 as under bf16).
-  [[nodiscard]] double grad_bytes() const { return precision == Precision::Fp16 ? 2.0 : 4.0; }
+  // under bf16 and fp8 unless grad_reduce_in_fp32 is off; 16 bits under fp16).
+  [[nodiscard]] double grad_bytes() const {
+    return precision == Precision::Fp16 || !grad_reduce_in_fp32 ? 2.0 : 4.0;
+  }
 };
 
 struct WorkloadSpec {

@@ -1,8 +1,10 @@
 """The HTML reports in a real browser. Headless Chromium (Debian's `chromium`) opens the run report
 and the sweep report; the test fails on any console error, uncaught exception or image that does
 not load, and saves a screenshot of each page ($FLEETSIM_SCREENSHOT_DIR, else the test's temporary
-directory; the path is printed). Skipped, with a message, where Chromium is not installed (CI need
-not install it: `apt-get install chromium` to run these).
+directory; the path is printed). Skipped, with a message, where Chromium is not installed
+(`FLEETSIM_WITH_CHROMIUM=1 scripts/setup` or `apt-get install chromium` to run these), except
+where FLEETSIM_REQUIRE_BROWSER=1 (set by .ci/run, which installs Chromium): there a missing
+browser FAILS the test, so CI never passes without having run it. About 15 s for the three tests.
 
 The check loads a copy of the page with a probe script inserted first in <head>: it records
 console.error calls and error events (failed scripts and images included), then after `load` lists
@@ -49,6 +51,9 @@ FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage
 
 
 def _need_chromium():
+    if not CHROMIUM and os.environ.get("FLEETSIM_REQUIRE_BROWSER") == "1":
+        pytest.fail("FLEETSIM_REQUIRE_BROWSER=1 but Chromium is not installed: the browser check of the HTML "
+                    "reports must run here (FLEETSIM_WITH_CHROMIUM=1 scripts/setup installs it)")
     if not CHROMIUM:
         pytest.skip("Chromium is not installed: the browser check of the HTML reports is skipped "
                     "(apt-get install chromium to run it)")

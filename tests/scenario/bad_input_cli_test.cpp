@@ -95,6 +95,61 @@ TEST_CASE("a FIFO, a device or a directory is refused as scenario, extends targe
   fs::remove_all(dir);
 }
 
+TEST_CASE("every command refuses a FIFO or a directory as input and a bad output path with exit 2", "[scenario]") {
+  // Issue 30: `import nemo` on a FIFO hung and on a directory exited 1; an -o or --trace naming a
+  // directory exited 1 after the whole run, and one naming a FIFO or device was replaced by the
+  // rename (as root, `-o /dev/null` deleted the device). Devices are not used as outputs here, so
+  // that a regression cannot do that again: the FIFO takes the same path through the guards.
+  const fs::path dir = fresh_dir("fleetsim_guards");
+  const fs::path fifo = dir / "pipe", folder = dir / "folder", file = dir / "file";
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  fs::create_directories(folder);
+  std::ofstream(file) << "x";
+  const std::string recipe = fleetsim::testing::source_dir() + "/tests/data/import/nemo_llama3_1_405b.yaml";
+  const std::string pool = fleetsim::testing::source_dir() + "/tests/unit/pool_small.yaml --set pool.duration=1d --replications 1";
+  check_bad_input(run_fleetsim("import nemo " + fifo.string()), "is not a regular file");
+  check_bad_input(run_fleetsim("import nemo " + folder.string()), "is a directory, expected a YAML recipe");
+  check_bad_input(run_fleetsim("import nemo /dev/zero"), "/dev/zero: is not a regular file");
+  check_bad_input(run_fleetsim("import nemo " + recipe + " -o " + folder.string()), "-o: '" + folder.string() + "' is a directory");
+  check_bad_input(run_fleetsim("import nemo " + recipe + " -o " + fifo.string()), "is not a regular file");
+  check_bad_input(run_fleetsim("import megatron -o " + (file / "x.yaml").string() + " -- --num-layers 2"), "is not a folder");
+  check_bad_input(run_fleetsim("pool " + pool + " -o " + folder.string()), "-o: '" + folder.string() + "' is a directory");
+  check_bad_input(run_fleetsim("pool " + pool + " -o " + fifo.string()), "is not a regular file");
+  check_bad_input(run_fleetsim("pool " + pool + " --set pool.training.trace=" + fifo.string()),
+                  "pool.training.trace: '" + fifo.string() + "' is not a regular file");
+  check_bad_input(run_fleetsim("run " + kQuick + " -o " + folder.string()), "-o: '" + folder.string() + "' is a directory");
+  check_bad_input(run_fleetsim("run " + kQuick + " -o " + fifo.string()), "is not a regular file");
+  check_bad_input(run_fleetsim("run " + kQuick + " --trace " + folder.string()), "--trace: '" + folder.string() + "' is a directory");
+  check_bad_input(run_fleetsim("run " + kQuick + " --trace " + fifo.string()), "is not a regular file");
+  check_bad_input(run_fleetsim("step --trace " + fifo.string()), "--trace: '" + fifo.string() + "' is not a regular file");
+  check_bad_input(run_fleetsim("step --trace " + (file / "t.json").string()), "is not a folder");
+  check_bad_input(run_fleetsim("sweep --vary run.seed=1,2 " + kQuick + " -o " + fifo.string()), "exists and is not a directory");
+  check_bad_input(run_fleetsim("sweep --vary run.seed=1,2 " + kQuick + " -o " + (file / "sub").string()), "is not a directory");
+  check_bad_input(run_fleetsim("search " + fifo.string()), "is not a regular file");
+  CHECK(fs::is_fifo(fifo));  // never replaced
+  CHECK(fs::is_empty(folder));
+  fs::remove_all(dir);
+}
+
+TEST_CASE("counts from the command line are bounded with exit 2: the sweep grid and search --top and --threads", "[scenario]") {
+  std::string values = "1";
+  for (int i = 2; i <= 400; ++i) values += "," + std::to_string(i);
+  check_bad_input(run_fleetsim("sweep --vary run.seed=" + values + " --vary failures.rate_scale=" + values + " -o /tmp/never"),
+                  "--vary: the grid has 160000 points; the limit is 100000");
+  CHECK(!fs::exists("/tmp/never"));
+  check_bad_input(run_fleetsim("search --top 1000000000"), "--top: 1000000000 layouts to report is out of range; give 1 to 1000");
+  check_bad_input(run_fleetsim("search --threads 100000"), "--threads: 100000 worker threads is out of range; give 0 to 1024");
+  check_bad_input(run_fleetsim("pool scenarios/pool-100k-mixed.yaml --set pool.replications=1000000000"),
+                  "pool.replications: must be <= 100000, got 1000000000");
+  check_bad_input(run_fleetsim("run --replications 500000"), "run.replications: must be <= 100000");
+  check_bad_input(run_fleetsim("sweep --vary run.seed=1,2 -o /tmp/never --set run.replications=100000000"),
+                  "run.replications: must be <= 100000");
+  CHECK(!fs::exists("/tmp/never"));
+  // CLI11's own range checks: exit 2, the option and its range.
+  check_bad_input(run_fleetsim("pool scenarios/pool-100k-mixed.yaml --replications 100001"), "--replications");
+  check_bad_input(run_fleetsim("sweep --vary run.seed=1,2 -o /tmp/never --jobs 5000"), "--jobs");
+}
+
 TEST_CASE("a 300-character scenario or preset name is bad input, not an internal error", "[scenario]") {
   const std::string name(300, 'a');
   check_bad_input(run_fleetsim("step " + name), "is not a usable path (300 characters): File name too long");
@@ -129,7 +184,8 @@ TEST_CASE("limits met while a run is prepared name the key: tiny bandwidths, hug
 }
 
 TEST_CASE("an output path that cannot be written is bad input", "[scenario]") {
-  check_bad_input(run_fleetsim("run " + kQuick + " -o /nonexistent-dir/out.h5"), "cannot create the results file");
+  check_bad_input(run_fleetsim("run " + kQuick + " -o /nonexistent-dir/out.h5"),
+                  "-o: cannot write the results file to '/nonexistent-dir/out.h5': its folder '/nonexistent-dir' does not exist");
 }
 
 TEST_CASE("run -o removes the temporary files of a killed run into the same place", "[scenario]") {
@@ -155,7 +211,11 @@ TEST_CASE("run -o removes the temporary files of a killed run into the same plac
 
 TEST_CASE("killing a sweep's parent kills the runs it started", "[scenario]") {
   const fs::path dir = fresh_dir("fleetsim_sweep_kill");
-  // Two points that take many seconds each; the parent is killed as soon as they have started.
+  // Two points that take minutes each; the parent is killed as soon as a run has started. Not a
+  // race: both waits poll for a condition that always comes (a run appears; the runs die with
+  // their parent, PR_SET_PDEATHSIG) and their deadlines (30 s, 10 s) only bound a hang. Were a
+  // run to finish before the kill (it cannot: 20,000 replications of 200 days), the test would
+  // pass without proving anything, never fail by chance.
   const std::string cmd = "sh -c '" + fleetsim::testing::fleetsim_binary() +
                           " sweep --vary run.seed=1,2 --jobs 2 --threads 1 --replications 20000 "
                           "--set run.duration=200d -o " + dir.string() + " >/dev/null 2>&1 & echo $!'";
@@ -170,5 +230,31 @@ TEST_CASE("killing a sweep's parent kills the runs it started", "[scenario]") {
   CHECK(started);
   CHECK(wait_for([&] { return processes_with(dir.string()).empty(); }, 10));
   for (pid_t left : processes_with(dir.string())) ::kill(left, SIGKILL);  // never leave them behind
+  fs::remove_all(dir);
+}
+
+TEST_CASE("a sweep that dies at a known point keeps its finished points and resumes", "[scenario]") {
+  // One process, one point at a time: points 0 and 1 finish, the sweep kills itself before
+  // starting point 2 (the test-only FLEETSIM_TEST_KILL_AT_POINT, sim/sweep/runner.hpp). The MPI
+  // version, a rank that dies, is in tests/mpi/mpi_test.cpp.
+  const fs::path dir = fresh_dir("fleetsim_sweep_die");
+  const std::string sweep = fleetsim::testing::fleetsim_binary() + " sweep --vary run.seed=1,2,3 --jobs 1 --threads 1 " +
+                            kQuick + " -o " + (dir / "out").string() + " 2>&1";
+  const auto died = fleetsim::testing::run_shell("FLEETSIM_TEST_KILL_AT_POINT=2 " + sweep);
+  INFO(died.out);
+  CHECK(died.code != 0);
+  int on_disk = 0;
+  for (const auto& e : fs::directory_iterator(dir / "out")) on_disk += e.path().extension() == ".h5";
+  CHECK(on_disk == 2);
+  const auto again = fleetsim::testing::run_shell(sweep);
+  INFO(again.out);
+  REQUIRE(again.code == 0);
+  const auto count = [&](const std::string& what) {
+    int n = 0;
+    for (size_t p = again.out.find(what); p != std::string::npos; p = again.out.find(what, p + 1)) ++n;
+    return n;
+  };
+  CHECK(count("] skipped ") == 2);
+  CHECK(count("] done ") == 1);
   fs::remove_all(dir);
 }

@@ -45,3 +45,26 @@ TEST_CASE("fleetsim pool prints the contract's JSON keys and writes HDF5; bad in
   CHECK(bad.second.find("pool.scheduler.policy: 'sjf' is not valid") != std::string::npos);
   CHECK(!std::filesystem::exists(h5));
 }
+
+TEST_CASE("fleetsim pool: counts and sizes beyond the limits exit 2 naming the key, before any work", "[scenario][pool]") {
+  // Issue 30: 10^9 replications exited 1 with std::bad_alloc; each limit is in sim/core/limits.hpp.
+  const std::string pool = fleetsim::testing::source_dir() + "/scenarios/pool-100k-mixed.yaml";
+  const std::pair<std::string, std::string> cases[] = {
+      {"--set pool.replications=1000000000", "pool.replications: must be <= 100000, got 1000000000"},
+      {"--set pool.gpus=2000000000", "pool.gpus: must be <= 1048576"},
+      {"--set 'pool.training.arrival_rate=1e9 /h'", "pool.training.arrival_rate: submits about"},
+      {"--set 'pool.inference_interval=1 ms'", "pool.inference_interval: gives 2.59e+09 time steps per replication"},
+      {"--set 'pool.scheduler.backfill_interval=1e-300 s'", "pool.scheduler.backfill_interval: gives"},
+      {"--set pool.replications=100000", "pool.replications: x the jobs per replication"},
+      {"--set failures.rate_scale=10000 --set 'pool.duration=60 d' --set 'pool.training.arrival_rate=1 /h' "
+       "--set 'pool.development.arrival_rate=0 /h'",
+       "pool.failures: 2.73e+07 expected node failures per pool replication"},
+  };
+  for (const auto& [args, expect] : cases) {
+    const auto [code, out] = run_pool(pool + " " + args);
+    INFO(args << "\n" << out.substr(0, 2000));
+    CHECK(code == 2);
+    CHECK(out.find(expect) != std::string::npos);
+    CHECK(out.find("internal error") == std::string::npos);
+  }
+}

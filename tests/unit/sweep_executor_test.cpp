@@ -83,7 +83,10 @@ TEST_CASE("equal results written at different times are equal bytes", "[unit]") 
   const fs::path d = fresh("bytes");
   fs::create_directories(d);
   write_result((d / "a.h5").string(), 0.91);
-  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // HDF5 object times have 1 s resolution
+  // HDF5 object times have 1 s resolution: the wait makes the two writes fall in different
+  // seconds, so a timestamp in the file would show. Not a race: no timing can fail this test, a
+  // shorter wait would only let a timestamp go unnoticed.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));
   write_result((d / "b.h5").string(), 0.91);
   CHECK(read(d / "a.h5") == read(d / "b.h5"));
   fs::remove_all(d);

@@ -2,6 +2,8 @@
 // a summary table (or JSON) and optionally writes the HDF5 results file and, with --trace, the
 // states of replication 0 as a Perfetto timeline (sim/pipeline/run_trace.hpp).
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
@@ -11,11 +13,14 @@
 #include "sim/core/cli_guards.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/mpi/run.hpp"
 #include "sim/mpi/world.hpp"
 #include "sim/pipeline/run_pipeline.hpp"
 #include "sim/pipeline/run_trace.hpp"
 #include "sim/results/progress.hpp"
+#include "sim/uncertainty/annotate.hpp"
+#include "sim/uncertainty/compare.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -25,11 +30,102 @@ struct RunArgs {
   std::vector<std::string> sets;
   std::string output;
   std::string trace;
-  int replications = 0;
+  std::string replications;  // a count, or "auto" (issue 25): until the ETTR half-width < precision
+  double precision = 0.001;  // --precision: ETTR half-width target of auto, 0.1 point
   long long seed = -1;
   int threads = 0;
   bool json = false;
+  double level = 0.8;  // of the intervals beside the headline numbers (sim/uncertainty)
 };
+
+// Intervals of the run's headline numbers (sim/uncertainty/README.md, "Run intervals"): the step
+// model's model-form interval, the Monte-Carlo spread of one run's outcome over the replications,
+// and, for the quantity that scales with the iteration time (wall-clock of a token budget, or
+// tokens in a fixed duration), the two combined.
+struct RunUncertainty {
+  uncertainty::StepUncertainty step;
+  uncertainty::Interval iteration_time, mfu, ettr, wall_clock_days, tokens_trained;
+  uncertainty::Interval effective_utilization;  // the waterfall's product
+};
+
+RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, double level) {
+  RunUncertainty u;
+  u.step = uncertainty::scenario_step_uncertainty(s, level);
+  u.iteration_time = uncertainty::time_interval(r.step.iteration_time.si(), u.step);
+  u.mfu = uncertainty::rate_interval(r.step.mfu, u.step);
+  std::vector<double> ettr, days, tokens;
+  for (const auto& rep : r.run.replications) {
+    ettr.push_back(rep.ettr);
+    days.push_back(rep.wall_clock_days);
+    tokens.push_back(rep.tokens_trained);
+  }
+  // ETTR is a ratio of times that both scale with the run's length: the step time's error moves
+  // it only through second-order terms (checkpoint cadence in iterations), so its interval is the
+  // Monte-Carlo spread alone.
+  u.ettr = uncertainty::sample_interval(ettr, level);
+  u.wall_clock_days = uncertainty::sample_interval(days, level);
+  u.tokens_trained = uncertainty::sample_interval(tokens, level);
+  // The waterfall's effective utilization is proportional to MFU (single-GPU x scaling), so to
+  // 1 / T: its replications' range combined with the step interval.
+  std::vector<double> eu;
+  for (const auto& f : r.facility) eu.push_back(f.effective_utilization());
+  u.effective_utilization = uncertainty::combine_with_step(uncertainty::sample_interval(eu, level), u.step);
+  if (s.workload.training.train_tokens.si() > 0)
+    u.wall_clock_days = uncertainty::combine_with_step(u.wall_clock_days, u.step);
+  else
+    u.tokens_trained = uncertainty::combine_with_step(u.tokens_trained, u.step);
+  return u;
+}
+
+// The run section's provenance: the step grade, the replications, the failure model's status.
+uncertainty::Provenance run_provenance(const RunUncertainty& u, const PipelineResult& r) {
+  uncertainty::Provenance p = u.step.provenance;
+  p.why = "Monte-Carlo spread over " + std::to_string(r.run.replications.size()) +
+          " replications; the step time's model-form error: " + u.step.provenance.why +
+          " (the failure model is not graded yet)";
+  return p;
+}
+
+// HDF5: interval_lo, interval_hi, interval_level on each headline dataset; provenance_grade,
+// provenance_why, provenance_sources on the /metrics/step and /metrics/run groups.
+void annotate_results(ResultsFile& f, const RunUncertainty& u, const PipelineResult& r) {
+  const std::pair<const char*, const uncertainty::Interval*> values[] = {
+      {"step.iteration_time_s", &u.iteration_time}, {"step.mfu", &u.mfu}, {"run.ettr", &u.ettr},
+      {"run.wall_clock_days", &u.wall_clock_days}, {"run.tokens_trained", &u.tokens_trained},
+      {"facility.effective_utilization.value", &u.effective_utilization}};
+  for (const auto& [name, i] : values) {
+    if (r.facility.empty() && std::string(name).rfind("facility.", 0) == 0) continue;
+    f.metric_attribute(name, "interval_lo", i->lo);
+    f.metric_attribute(name, "interval_hi", i->hi);
+    f.metric_attribute(name, "interval_level", i->level);
+  }
+  const std::pair<const char*, uncertainty::Provenance> sections[] = {{"step", u.step.provenance},
+                                                                      {"run", run_provenance(u, r)}};
+  for (const auto& [section, p] : sections) {
+    std::string sources;
+    for (const auto& src : p.sources) sources += (sources.empty() ? "" : "; ") + src;
+    f.metric_attribute(section, "provenance_grade", uncertainty::grade_name(p.grade));
+    f.metric_attribute(section, "provenance_why", p.why);
+    f.metric_attribute(section, "provenance_sources", sources);
+  }
+}
+
+void print_uncertainty(const RunUncertainty& u, std::ostream& out) {
+  char buf[768];
+  std::snprintf(buf, sizeof buf,
+                "\n%.0f%% intervals (model-form error of the step model and Monte-Carlo spread, sim/uncertainty)\n"
+                "  time of one training iteration  [%.4g, %.4g] s\n"
+                "  model FLOPs utilization         [%.4f, %.4f]\n"
+                "  ETTR                            [%.4f, %.4f]\n"
+                "  wall-clock                      [%.4g, %.4g] d\n"
+                "  tokens trained                  [%.4g, %.4g]\n"
+                "  effective utilization           [%.3f, %.3f]\n",
+                100 * u.step.level, u.iteration_time.lo, u.iteration_time.hi, u.mfu.lo, u.mfu.hi, u.ettr.lo, u.ettr.hi,
+                u.wall_clock_days.lo, u.wall_clock_days.hi, u.tokens_trained.lo, u.tokens_trained.hi,
+                u.effective_utilization.lo, u.effective_utilization.hi);
+  out << buf << "  provenance: " << uncertainty::grade_name(u.step.provenance.grade) << " - " << u.step.provenance.why
+      << "\n";
+}
 
 void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out) {
   out << "fleetsim run: " << s.description << "\n  scenario " << s.file << ", seed " << s.run.seed << ", "
@@ -40,6 +136,19 @@ void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out
   r.report.print_table(out, "run.");
   out << "\nFacility and effective utilization\n";
   r.report.print_table(out, "facility.");
+  if (r.power) {  // facility.power_timeline: on (sim/facility/power_dynamics.hpp)
+    const auto& p = *r.power;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "\nPower as the grid sees it (replication 0, %.3g s samples): iteration swing %.3g W a GPU, %.3g kW a rack, "
+                  "%.3g MW hall, %.3g MW meter (%.3g MW after a 1 s average); job stop %.3g MW at the meter; ramps up "
+                  "%.3g / down %.3g MW/s; oscillation in 0.1-1 / 1-3 / 3-20 Hz: %.0f / %.0f / %.0f%%\n",
+                  s.facility.power.resolution.si(), p.iteration_swing.gpu_w, p.iteration_swing.rack_kw,
+                  p.iteration_swing.hall_mw, p.iteration_swing.meter_mw, p.iteration_swing_telemetry_mw,
+                  p.job_stop_swing.meter_mw, p.ramp_up.meter_mw, p.ramp_down.meter_mw, 100 * p.bands.share[0],
+                  100 * p.bands.share[1], 100 * p.bands.share[2]);
+    out << buf;
+  }
   if (r.pool_simulated) {
     out << "\nPool the job shares (fleetsim pool; shares over pool replications, delays over jobs)\n";
     r.report.print_table(out, "pool.");
@@ -65,10 +174,42 @@ void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out
   }
 }
 
+// --replications: "" (the scenario's), "auto", or a whole number >= 1 (the scenario schema bounds
+// it: run.replications <= limits::kMaxReplications, with that message).
+void check_replications(const std::string& v) {
+  if (v.empty() || v == "auto") return;
+  if (v.find_first_not_of("0123456789") != std::string::npos || v.find_first_not_of('0') == std::string::npos)
+    throw ConfigError("", "--replications", "'" + v + "' is not valid; use a count from 1 to " +
+                                                std::to_string(limits::kMaxReplications) + " or auto");
+}
+
+// Adaptive replications (issue 25; sim/uncertainty/README.md, "Adaptive replications"): the
+// Monte-Carlo half-width of the mean ETTR at `level`, z * sd / sqrt(n) (central limit theorem).
+double ettr_half_width(const PipelineResult& r, double level) {
+  const size_t n = r.run.replications.size();
+  if (n < 2) return INFINITY;
+  double mean = 0, ss = 0;
+  for (const auto& rep : r.run.replications) mean += rep.ettr;
+  mean /= static_cast<double>(n);
+  for (const auto& rep : r.run.replications) ss += (rep.ettr - mean) * (rep.ettr - mean);
+  const double sd = std::sqrt(ss / static_cast<double>(n - 1));
+  return uncertainty::normal_quantile((1 + level) / 2) * sd / std::sqrt(static_cast<double>(n));
+}
+
+// First count of auto and the most it doubles to.
+constexpr int kAutoFirst = 20;
+constexpr int kAutoMost = 10240;
+
 void run(const RunArgs& a) {
   const auto start = std::chrono::steady_clock::now();
+  uncertainty::check_level(a.level, "--level");
+  const bool autorep = a.replications == "auto";
+  check_replications(a.replications);
+  if (!(a.precision > 0 && a.precision < 1))
+    throw ConfigError("", "--precision", "the ETTR half-width must lie in (0, 1), e.g. 0.001 for 0.1 point");
   std::vector<std::string> sets = a.sets;
-  if (a.replications > 0) sets.push_back("run.replications=" + std::to_string(a.replications));
+  if (!a.replications.empty() && !autorep) sets.push_back("run.replications=" + a.replications);
+  if (autorep) sets.push_back("run.replications=" + std::to_string(kAutoFirst));
   if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));
   Scenario s = config::load_scenario(a.scenario, sets);
   // Refuse unwritable output paths before the run, not after it.
@@ -91,13 +232,32 @@ void run(const RunArgs& a) {
     opt.progress = [progress](int, int) { progress->advance(); };
   }
   opt.record_timeline = !a.trace.empty();
+  if (autorep && world.size > 1)
+    throw ConfigError("", "--replications", "auto runs in one process; give a count under mpirun");
   PipelineResult r = run_pipeline(s, opt);
+  // auto: double the count until the half-width is met. Replication i's streams depend only on
+  // (seed, i) (sim/run/rng.hpp), so the result is the same as a fixed run of the final count, and
+  // the doubling costs at most twice that run.
+  int auto_batches = 1;
+  double auto_half_width = autorep ? ettr_half_width(r, a.level) : 0;
+  while (autorep && auto_half_width > a.precision && s.run.replications < kAutoMost) {
+    s.run.replications = std::min(2 * s.run.replications, kAutoMost);
+    if (progress) progress = std::make_shared<Progress>("replications", s.run.replications);
+    r = run_pipeline(s, opt);
+    auto_half_width = ettr_half_width(r, a.level);
+    ++auto_batches;
+  }
+  if (autorep)
+    std::cerr << "replications auto: " << s.run.replications << " replications (" << auto_batches
+              << " batches), ETTR half-width " << auto_half_width << " at " << a.level << " (target " << a.precision
+              << ")\n";
   progress.reset();
   if (!world.root()) return;
+  const RunUncertainty u = run_uncertainty(s, r, a.level);
   if (!a.output.empty()) {
     std::string command = "fleetsim run " + (a.scenario.empty() ? std::string("(default)") : a.scenario);
     for (const auto& set : a.sets) command += " --set " + set;
-    write_results_file(a.output, s, r, command);
+    write_results_file(a.output, s, r, command, [&](ResultsFile& f) { annotate_results(f, u, r); });
   }
   if (!a.trace.empty()) {
     TraceWriter w;
@@ -112,12 +272,29 @@ void run(const RunArgs& a) {
     j["description"] = s.description;
     j["seed"] = static_cast<double>(s.run.seed);
     j["replications"] = s.run.replications;
+    if (autorep) {
+      j["replications_auto"]["used"] = s.run.replications;
+      j["replications_auto"]["ettr_half_width"] = auto_half_width;
+      j["replications_auto"]["precision"] = a.precision;
+      j["replications_auto"]["level"] = a.level;
+      j["replications_auto"]["reached"] = auto_half_width <= a.precision;
+    }
     Json body = r.report.to_json();
     for (const auto& [k, v] : body.as_object()) j[k] = v;
+    // Beside the headline numbers: <key>_interval and one provenance per section (DESIGN.md §5).
+    j["step"] = uncertainty::with_intervals(j["step"], {{"iteration_time_s", u.iteration_time}, {"mfu", u.mfu}});
+    j["step"]["provenance"] = uncertainty::provenance_json(u.step.provenance);
+    j["run"] = uncertainty::with_intervals(
+        j["run"], {{"ettr", u.ettr}, {"wall_clock_days", u.wall_clock_days}, {"tokens_trained", u.tokens_trained}});
+    j["run"]["provenance"] = uncertainty::provenance_json(run_provenance(u, r));
+    if (!r.facility.empty())
+      j["facility"]["effective_utilization"] = uncertainty::with_intervals(
+          j["facility"]["effective_utilization"], {{"value", u.effective_utilization}});
     j["host"]["wall_time_s"] = wall;
     std::cout << j.dump(2) << "\n";
   } else {
     print_summary(s, r, std::cout);
+    print_uncertainty(u, std::cout);
     if (!a.output.empty()) std::cout << "\nresults written to " << a.output << "\n";
     char buf[64];
     std::snprintf(buf, sizeof buf, "(%.2f s wall)\n", wall);
@@ -133,11 +310,14 @@ void add_run_command(CLI::App& app) {
   c->add_option("SCENARIO", args->scenario, "scenario file or name (default: llama3-405b-16k)");
   c->add_option("--set", args->sets, "override a key: --set cluster.gpus=8192 (repeatable)");
   c->add_option("-o,--output", args->output, "write the HDF5 results file");
-  c->add_option("--replications", args->replications, "Monte-Carlo replications (overrides run.replications)")
-      ->check(CLI::Range(1, 1000000));
+  c->add_option("--replications", args->replications,
+                "Monte-Carlo replications (overrides run.replications), or auto: double from 20 until the "
+                "ETTR half-width at --level is below --precision");
+  c->add_option("--precision", args->precision, "ETTR half-width target of --replications auto (default 0.001 = 0.1 point)");
   c->add_option("--seed", args->seed, "base random seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
   c->add_option("--threads", args->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
   c->add_flag("--json", args->json, "print the summary as JSON");
+  c->add_option("--level", args->level, "level of the intervals beside the headline numbers, in (0, 1) (default 0.8)");
   c->add_option("--trace", args->trace,
                 "write replication 0's states on a time axis as Chrome trace-event JSON (ui.perfetto.dev)");
   c->callback([args] { run(*args); });

@@ -18,6 +18,7 @@
 #include "sim/step/slowdown.hpp"
 #include "sim/step/step_model.hpp"
 #include "sim/step/trace.hpp"
+#include "sim/uncertainty/annotate.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -28,7 +29,24 @@ struct StepArgs {
   std::string tier;
   std::string trace;
   bool json = false;
+  double level = 0.8;  // of the intervals beside the headline numbers (sim/uncertainty)
 };
+
+// The model-form intervals of the headline numbers and the grade (sim/uncertainty/README.md).
+void print_uncertainty(const StepResult& r, const uncertainty::StepUncertainty& u, std::ostream& out) {
+  const auto t = uncertainty::time_interval(r.iteration_time.si(), u);
+  const auto m = uncertainty::rate_interval(r.mfu, u);
+  char buf[512];
+  std::snprintf(buf, sizeof buf,
+                "\n%.0f%% intervals (model-form error of judged published cases, sim/uncertainty)\n"
+                "  time of one training iteration  %.4g s  [%.4g, %.4g]\n"
+                "  model FLOPs utilization         %.4f  [%.4f, %.4f]\n",
+                100 * u.level, r.iteration_time.si(), t.lo, t.hi, r.mfu, m.lo, m.hi);
+  out << buf << "  provenance: " << uncertainty::grade_name(u.provenance.grade) << " - " << u.provenance.why << "\n";
+  out << "  judged by:";
+  for (size_t i = 0; i < u.provenance.sources.size(); ++i) out << (i ? "; " : " ") << u.provenance.sources[i];
+  out << "\n";
+}
 
 void print_header(const Scenario& s, const StepResult& r, std::ostream& out) {
   const auto& p = s.workload.parallel;
@@ -46,6 +64,7 @@ void print_header(const Scenario& s, const StepResult& r, std::ostream& out) {
 }
 
 void step(const StepArgs& a) {
+  uncertainty::check_level(a.level, "--level");
   std::vector<std::string> sets = a.sets;
   if (!a.tier.empty()) sets.push_back("step.tier=" + a.tier);
   const Scenario s = config::load_scenario(a.scenario, sets);
@@ -67,17 +86,22 @@ void step(const StepArgs& a) {
   Report report;
   add_step_metrics(r, report);
   add_slowdown_metrics(step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, r), report);
+  const auto u = uncertainty::scenario_step_uncertainty(s, a.level);
   if (a.json) {
     Json j = Json::object();
     j["scenario"] = s.file;
     j["description"] = s.description;
-    Json body = report.to_json();
+    Json body = uncertainty::with_intervals(report.to_json(),
+                                            {{"iteration_time_s", uncertainty::time_interval(r.iteration_time.si(), u)},
+                                             {"mfu", uncertainty::rate_interval(r.mfu, u)}});
     for (const auto& [k, v] : body.as_object()) j[k] = v;
+    j["provenance"] = uncertainty::provenance_json(u.provenance);
     std::cout << j.dump(2) << "\n";
     return;
   }
   print_header(s, r, std::cout);
   report.print_table(std::cout);
+  print_uncertainty(r, u, std::cout);
   if (!r.fits_in_memory) std::cout << "\nwarning: " << memory_error_message(s, r) << "\n";
 }
 
@@ -91,6 +115,7 @@ void add_step_command(CLI::App& app) {
   c->add_option("--tier", args->tier, "step model tier (overrides step.tier)")
       ->check(CLI::IsMember({"analytical", "simgrid"}));
   c->add_flag("--json", args->json, "print the summary as JSON (DESIGN.md §5 keys)");
+  c->add_option("--level", args->level, "level of the intervals beside the headline numbers, in (0, 1) (default 0.8)");
   c->add_option("--trace", args->trace,
                 "write the iteration's timeline as Chrome trace-event JSON (open in ui.perfetto.dev)");
   c->callback([args] { step(*args); });

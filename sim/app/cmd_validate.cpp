@@ -7,14 +7,62 @@
 #include <iostream>
 
 #include "sim/app/command.hpp"
+#include "sim/core/error.hpp"
 #include "sim/reproduce/sections.hpp"
 #include "sim/results/json.hpp"
+#include "sim/uncertainty/coverage.hpp"
 
 namespace fleetsim::app {
 namespace {
 
-int validate(const std::string& only, bool json) {
+// Coverage of the step model's 80% intervals, leave-one-source-out (sim/uncertainty/README.md),
+// from this run's judged step cases: printed after the cases, or the "coverage" key of --json.
+constexpr double kCoverageLevel = 0.8;
+
+void print_coverage(const uncertainty::CoverageReport& c) {
+  std::printf("\nCoverage of %.0f%% step intervals, leave-one-source-out (sim/uncertainty/README.md)\n",
+              100 * c.level);
+  std::printf("  %-60s %6s %8s %9s\n", "source", "cases", "inside", "median hw");
+  auto line = [](const std::string& name, const uncertainty::SourceCoverage& s) {
+    std::printf("  %-60.60s %6d %7.0f%% %8.1f%%\n", name.c_str(), s.cases, 100 * s.share(),
+                100 * s.median_relative_half_width);
+  };
+  for (const auto& s : c.sources) line(s.source, s);
+  line("all judged step cases", c.overall);
+  std::printf("  median relative half-width of the %d cases graded calibrated: %.1f%%\n", c.calibrated_cases,
+              100 * c.calibrated_median_relative_half_width);
+}
+
+Json coverage_json(const uncertainty::CoverageReport& c) {
+  Json j = Json::object();
+  j["level"] = c.level;
+  auto one = [](const uncertainty::SourceCoverage& s) {
+    Json o = Json::object();
+    o["cases"] = s.cases;
+    o["inside"] = s.covered;
+    o["share"] = s.share();
+    o["median_relative_half_width"] = s.median_relative_half_width;
+    return o;
+  };
+  Json per = Json::object();
+  for (const auto& s : c.sources) per[s.source] = one(s);
+  j["sources"] = per;
+  j["overall"] = one(c.overall);
+  j["calibrated_cases"] = c.calibrated_cases;
+  j["calibrated_median_relative_half_width"] = c.calibrated_median_relative_half_width;
+  return j;
+}
+
+int validate(const std::string& only, bool json, const std::string& write_residuals) {
   auto cases = reproduce::validation_cases(only);
+  const bool step = only.empty() || only == "step";
+  std::vector<uncertainty::StepResidual> residuals;
+  if (step) residuals = uncertainty::step_residuals(cases);
+  if (!write_residuals.empty()) {
+    if (!step) throw ConfigError("", "--write-residuals", "needs the step section (--only step or no --only)");
+    uncertainty::write_step_residuals(write_residuals, residuals);
+    std::cerr << "validate: " << residuals.size() << " judged step residuals written to " << write_residuals << "\n";
+  }
   int failed = 0;
   for (const auto& c : cases) failed += c.pass ? 0 : 1;
   if (json) {
@@ -43,6 +91,7 @@ int validate(const std::string& only, bool json) {
     j["cases"] = arr;
     j["passed"] = static_cast<int>(cases.size()) - failed;
     j["failed"] = failed;
+    if (step) j["coverage"] = coverage_json(uncertainty::step_coverage(residuals, kCoverageLevel));
     std::cout << j.dump(2) << "\n";
   } else {
     std::string source;
@@ -64,6 +113,7 @@ int validate(const std::string& only, bool json) {
                   c.published, c.predicted, err, tol, c.pass ? "ok" : "FAIL");
     }
     std::printf("\n%zu cases: %zu passed, %d failed\n", cases.size(), cases.size() - failed, failed);
+    if (step) print_coverage(uncertainty::step_coverage(residuals, kCoverageLevel));
   }
   std::cout.flush();
   return failed == 0 ? 0 : 1;
@@ -74,12 +124,15 @@ int validate(const std::string& only, bool json) {
 void add_validate_command(CLI::App& app) {
   auto only = std::make_shared<std::string>();
   auto json = std::make_shared<bool>(false);
+  auto write_residuals = std::make_shared<std::string>();
   auto* c = app.add_subcommand("validate", "reproduce every published case in data/validation with its error");
   c->add_option("--only", *only, "one model: step, run, facility or pool")
       ->check(CLI::IsMember({"step", "run", "facility", "pool"}));
   c->add_flag("--json", *json, "print {\"cases\": [...]} as JSON");
-  c->callback([only, json] {
-    int code = validate(*only, *json);
+  c->add_option("--write-residuals", *write_residuals,
+                 "write the judged step cases' residuals (regenerates sim/uncertainty/data/step_residuals.csv)");
+  c->callback([only, json, write_residuals] {
+    int code = validate(*only, *json, *write_residuals);
     if (code != 0) throw CLI::RuntimeError(code);
   });
 }

@@ -4,10 +4,13 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/facility/facility_model.hpp"
+#include "sim/facility/power_dynamics.hpp"
+#include "sim/results/hdf5_writer.hpp"
 #include "sim/results/report.hpp"
 #include "sim/run/run_model.hpp"
 #include "sim/scenario.hpp"
@@ -34,6 +37,8 @@ struct PipelineResult {
   std::vector<FacilityResult> facility;     // one per replication
   Report report;                            // step.*, run.*, facility.* (and pool.*) metrics
   bool pool_simulated = false;              // the pool factor came from the pool simulator (sim/pool)
+  // facility.power_timeline: on — replication 0's sub-second power (sim/facility/power_dynamics.hpp).
+  std::optional<facility::PowerDynamicsResult> power;
 };
 
 // Evaluates the iteration on the scenario's tier. Throws InfeasibleError when it does not fit.
@@ -44,7 +49,8 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options = 
 
 // HDF5 tables of a pipeline result: per-replication figures, the first replication's event log
 // and its facility time series.
+// `annotate`, when given, adds to the file before it is committed (the command's intervals).
 void write_results_file(const std::string& path, const Scenario& s, const PipelineResult& r,
-                        const std::string& command);
+                        const std::string& command, const std::function<void(ResultsFile&)>& annotate = {});
 
 }  // namespace fleetsim

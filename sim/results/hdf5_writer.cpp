@@ -172,6 +172,33 @@ void ResultsFile::write_table(const std::string& table, const std::vector<Column
   }
 }
 
+namespace {
+// The dataset or group of a metric's dotted name under /metrics.
+template <class F>
+void with_metric_object(H5::H5File& file, const std::string& dotted, F f) {
+  std::string path = "/metrics/" + dotted;
+  for (auto& c : path) if (c == '.') c = '/';
+  const size_t slash = path.rfind('/');
+  H5::Group parent = group_at(file, path.substr(0, slash));
+  const std::string leaf = path.substr(slash + 1);
+  if (parent.nameExists(leaf) && parent.childObjType(leaf) == H5O_TYPE_DATASET) {
+    H5::DataSet ds = parent.openDataSet(leaf);
+    f(ds);
+  } else {
+    H5::Group g = group_at(file, path);
+    f(g);
+  }
+}
+}  // namespace
+
+void ResultsFile::metric_attribute(const std::string& dotted, const std::string& name, double value) {
+  with_metric_object(impl_->file, dotted, [&](H5::H5Object& o) { number_attribute(o, name, value); });
+}
+
+void ResultsFile::metric_attribute(const std::string& dotted, const std::string& name, const std::string& value) {
+  with_metric_object(impl_->file, dotted, [&](H5::H5Object& o) { string_attribute(o, name, value); });
+}
+
 void ResultsFile::commit() {
   impl_->file.flush(H5F_SCOPE_GLOBAL);
   impl_->file.close();

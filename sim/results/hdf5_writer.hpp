@@ -7,6 +7,8 @@
 //                      seed, replications, command; dataset resolved_scenario (the merged YAML)
 //   /metrics/...       one scalar dataset per summary metric (nested groups follow the dotted
 //                      name); statistics as a 3-vector [mean, p05, p95]; attributes unit, description
+//                      (and, from `fleetsim run`, interval_lo/_hi/_level on the headline values and
+//                      provenance_grade/_why/_sources on the step and run groups: sim/uncertainty)
 //   /<table>/<column>  1-D datasets of equal length (replications, events, timeseries, ...),
 //                      each with unit and description attributes
 #pragma once
@@ -45,6 +47,10 @@ class ResultsFile {
   void write_meta(const RunMeta& meta);
   void write_metrics(const Report& report);
   void write_table(const std::string& table, const std::vector<Column>& columns, const std::string& description);
+  // Attributes on a metric written by write_metrics (dotted name: a dataset, or a group such as
+  // "step"), e.g. its interval beside the value (sim/uncertainty): number, or text.
+  void metric_attribute(const std::string& dotted, const std::string& name, double value);
+  void metric_attribute(const std::string& dotted, const std::string& name, const std::string& value);
   // Closes the file and renames it into place. Without commit() the temporary file is removed.
   void commit();
 

@@ -44,6 +44,8 @@ class Json {
   [[nodiscard]] bool is_object() const { return std::holds_alternative<Object>(v_); }
   [[nodiscard]] bool is_null() const { return std::holds_alternative<std::monostate>(v_); }
   [[nodiscard]] const Object& as_object() const { return std::get<Object>(v_); }
+  [[nodiscard]] bool is_array() const { return std::holds_alternative<Array>(v_); }
+  [[nodiscard]] Array& as_array() { return std::get<Array>(v_); }  // to annotate elements in place
 
   [[nodiscard]] std::string dump(int indent = 2) const;
 

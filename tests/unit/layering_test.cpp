@@ -1,7 +1,7 @@
 // The models never include the layers above them (DESIGN.md §2; issue 30): no file under
 // sim/step, sim/run, sim/facility or sim/pool includes anything from the consumers that call the
 // models -- sim/pipeline (a scenario through step, run and facility), sim/app (the CLI),
-// sim/reproduce (published cases), sim/search, sim/sweep, sim/plan. A published case that needs
+// sim/reproduce (published cases), sim/search, sim/sweep, sim/plan, sim/uncertainty (intervals). A published case that needs
 // the run-level pipeline belongs in sim/reproduce, not in a model folder.
 #include <catch2/catch.hpp>
 
@@ -22,7 +22,7 @@ const char* const kModelFolders[] = {"sim/step", "sim/run", "sim/facility", "sim
 
 // `#include "sim/<layer>/..."` (or <...>) for a layer above the models: the included path, per line.
 std::vector<std::string> upward_includes(std::istream& in) {
-  static const std::regex re(R"re(^\s*#\s*include\s*["<](sim/(pipeline|app|reproduce|search|sweep|plan)/[^">]*)[">])re");
+  static const std::regex re(R"re(^\s*#\s*include\s*["<](sim/(pipeline|app|reproduce|search|sweep|plan|uncertainty)/[^">]*)[">])re");
   std::vector<std::string> out;
   std::string line;
   for (int n = 1; std::getline(in, line); ++n) {

@@ -22,6 +22,7 @@ import pandas as pd
 from matplotlib.ticker import PercentFormatter
 
 from analysis.iteration_gantt import iteration_gantt
+from analysis.power_figures import power_spectrum, power_window
 from analysis.results import Result, axis_label
 from analysis.style import (BLUE, CYCLE, GREEN, GREY, KEY_LABELS, METRIC_LABELS, ORANGE, PURPLE, RED,  # noqa: F401
                             _empty, _is_ratio, _percent_axis, key_label, metric_label, plt, save)
@@ -358,6 +359,8 @@ def result_figures(r: Result) -> Dict[str, object]:
         "ettr_distribution": ettr_distribution(r),
         "lost_time": lost_time(r),
         "facility_series": facility_series(r),
+        "power_window": power_window(r),      # facility.power_timeline: on
+        "power_spectrum": power_spectrum(r),
     }
     return {k: f for k, f in figs.items() if f is not None}  # the Gantt needs an iteration_schedule table
 

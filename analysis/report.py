@@ -43,6 +43,12 @@ details summary { cursor: pointer; color: #335; }
 """
 
 CAPTIONS = {
+    "power_window": "The power timeline (facility.power_timeline: on): top, one minute of steady training at "
+                    "its resolution, the pipeline stages' compute and communication phases summed at the hall "
+                    "and at the meter; bottom, the sampled window of replication 0 as 1 s averages, where "
+                    "failures, restarts and checkpoint stalls make the big steps.",
+    "power_spectrum": "The meter's power spectrum in steady training (Hann window, radix-2 FFT), with the "
+                      "bands utilities state limits in (0.1–1, 1–3, 3–20 Hz) and the iteration frequency.",
     "waterfall": "The five factors of effective utilization (DESIGN.md §1), each taking its share of what "
                  "is left: energy efficiency (1/PUE), single-GPU efficiency, parallel scaling, ETTR and pool "
                  "utilization. Red: the loss each factor causes, in percentage points of facility energy.",
@@ -217,6 +223,23 @@ def _sweep_caption(stem: str) -> str:
     return ""
 
 
+def plan_report(path: Path, out: Path) -> Path:
+    from analysis import plan_figures as P
+    paths = P.plan_figures(path, out)
+    captions = {
+        "plan_pareto": "Every design the plan ran, by wall-clock and cost of the run; colour: peak facility power "
+                       "at the meter. Grey outlines violate a constraint; red circles: the Pareto set over days, "
+                       "cost and MW of the designs that meet every constraint.",
+        "plan_waterfall": "The run of the cheapest design that meets the deadline, from its GPU-hours to dollars: "
+                          "the annuity on servers and network and on the facility for the run's share of their "
+                          "life, operations, and the energy at the site's price.",
+    }
+    body = ["<h2>Figures</h2>"] + [figure_block(p, captions.get(p.stem, "")) for p in paths]
+    title = f"fleetsim plan: {path.name}"
+    (out / "report.html").write_text(page(title, str(path), "".join(body)), encoding="utf-8")
+    return out / "report.html"
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.strip().splitlines()[0])
     ap.add_argument("path", help="a result file (.h5) or a sweep directory")
@@ -224,6 +247,10 @@ def main(argv=None) -> int:
     a = ap.parse_args(argv)
     out = Path(a.output)
     out.mkdir(parents=True, exist_ok=True)
+    from analysis.plan_figures import is_plan
+    if Path(a.path).is_file() and is_plan(a.path):
+        print(f"report written to {plan_report(Path(a.path), out)}")
+        return 0
     obj = load(a.path)
     path = sweep_report(obj, out) if isinstance(obj, Sweep) else result_report(obj, out)
     print(f"report written to {path}")

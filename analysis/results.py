@@ -118,8 +118,12 @@ class Result:
                                      p95=float(v[2]) if is_stat and v.size >= 3 else np.nan,
                                      text=None, unit=unit, description=desc, is_stat=bool(is_stat)))
                 f["metrics"].visititems(visit)
-            for name, g in f.items():
-                if name in ("meta", "metrics") or not isinstance(g, h5py.Group):
+            groups = []  # tables: groups holding columns, also nested ones ("power/steady")
+            f.visititems(lambda name, obj: groups.append((name, obj)) if isinstance(obj, h5py.Group) else None)
+            for name, g in groups:
+                if name.split("/")[0] in ("meta", "metrics"):
+                    continue
+                if not any(isinstance(ds, h5py.Dataset) for ds in g.values()):
                     continue
                 cols, units, descs = {}, {}, {}
                 for cname, ds in g.items():

@@ -48,6 +48,15 @@ struct Param {
 std::vector<Param> params_for(const std::string& gpu) {
   // B200: one calibration configuration (Llama 3 8B on 8 GPUs, three recipes): only the FP8 GEMM
   // ceiling is fitted; attention and HBM efficiencies stay at the preset's.
+  // GB300 (Blackwell Ultra in GB300 NVL72, issue 26): the same single parameter on its own
+  // calibration rows (Llama 3 8B on 8 GPUs, two recipes); the B300's doubled attention-layer
+  // throughput and higher power limit show up in this one ceiling, the rest stays B200's.
+  if (gpu == "gb300")
+    return {
+        {"gemm_efficiency_fp8", 0.35, 0.85, &GpuSpec::gemm_efficiency_fp8,
+         "upper: best-shape FP8 GEMM ~0.8 of the dense peak, as measured on Hopper [U for Blackwell Ultra]; "
+         "lower: no slower than BF16 (0.7 x 2500 / 5000 = 0.35)"},
+    };
   if (gpu == "b200")
     return {
         {"gemm_efficiency_fp8", 0.40, 0.85, &GpuSpec::gemm_efficiency_fp8,
@@ -66,7 +75,11 @@ std::vector<Param> params_for(const std::string& gpu) {
   };
 }
 
-std::string system_of(const std::string& gpu) { return gpu == "b200" ? "DGX-B200" : "DGX-H100"; }
+std::string system_of(const std::string& gpu) {
+  if (gpu == "b200") return "DGX-B200";
+  if (gpu == "gb300") return "DGX-GB300";
+  return "DGX-H100";
+}
 
 std::vector<double> errors(const std::vector<reproduce::StepCase>& cases, const std::vector<Param>& ps,
                            const std::vector<double>& x) {
@@ -191,12 +204,12 @@ int main(int argc, char** argv) {
       else if (a == "--fp8-blockwise") blockwise = true;
       else if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
       else {
-        std::fprintf(stderr, "calibrate_nemo: unknown argument '%s' (use --gpu h100|b200, --iterations N, --fp8-blockwise)\n", a.c_str());
+        std::fprintf(stderr, "calibrate_nemo: unknown argument '%s' (use --gpu h100|b200|gb300, --iterations N, --fp8-blockwise)\n", a.c_str());
         return 2;
       }
     }
-    if (gpu != "h100" && gpu != "b200") {
-      std::fprintf(stderr, "calibrate_nemo: --gpu must be h100 or b200, got '%s'\n", gpu.c_str());
+    if (gpu != "h100" && gpu != "b200" && gpu != "gb300") {
+      std::fprintf(stderr, "calibrate_nemo: --gpu must be h100, b200 or gb300, got '%s'\n", gpu.c_str());
       return 2;
     }
     if (blockwise) {

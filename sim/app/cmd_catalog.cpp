@@ -6,6 +6,8 @@
 #include "sim/app/command.hpp"
 #include "sim/config/catalog.hpp"
 #include "sim/config/load.hpp"
+#include "sim/config/plan_schema.hpp"
+#include "sim/plan/plan_load.hpp"
 #include "sim/config/resolve.hpp"
 #include "sim/config/yaml_source.hpp"
 #include "sim/core/error.hpp"
@@ -25,9 +27,10 @@ std::string description_of(const std::string& file) {
 void check_kind(const std::string& kind) {
   for (const auto& k : config::catalog_kinds())
     if (k == kind) return;
-  if (kind == "scenarios") return;
+  if (kind == "scenarios" || kind == "plan") return;
   auto kinds = config::catalog_kinds();
   kinds.push_back("scenarios");
+  kinds.push_back("plan");
   throw ConfigError("", "KIND", "unknown kind '" + kind + "'; " + config::did_you_mean(kind, kinds) +
                                     "choose one of: " + config::join(kinds));
 }
@@ -94,8 +97,27 @@ std::string unit_of(const config::Field& f) {
   }
 }
 
+// `fleetsim describe plan NAME`: every key of a plan file (sim/config/plan_schema.cpp), nested
+// sections indented; then NAME (a plan file or a name in scenarios/) is loaded and checked.
+void describe_schema(const config::Schema& schema, const std::string& indent) {
+  for (const auto& f : schema.fields) {
+    std::cout << indent << f.name << ": " << f.doc << "\n"
+              << indent << "    unit: " << unit_of(f)
+              << "   default: " << (f.required ? "(required)" : f.default_text.empty() ? "(none)" : f.default_text) << "\n";
+    if ((f.type == config::FieldType::Section || f.type == config::FieldType::Table) && f.section)
+      describe_schema(*f.section, indent + "  ");
+  }
+}
+
 void describe(const std::string& kind, const std::string& name) {
   check_kind(kind);
+  if (kind == "plan") {
+    std::cout << "plan: " << config::plan_schema()->doc << "\n\n";
+    describe_schema(*config::plan_schema(), "  ");
+    const plan::PlanSpec p = plan::load_plan(name);
+    std::cout << "\n" << p.file << ": valid (" << p.systems.size() << " systems x " << p.gpus.size() << " GPU counts)\n";
+    return;
+  }
   if (kind == "scenarios") {
     Scenario s = config::load_scenario(name);
     std::cout << s.file << "\n" << s.description << "\n\nresolved:\n" << s.resolved_yaml << "\n";
@@ -147,7 +169,7 @@ void add_catalog_commands(CLI::App& app) {
   auto* d = app.add_subcommand("describe", "every field of a preset: value, unit, default, doc, source");
   auto dkind = std::make_shared<std::string>();
   auto dname = std::make_shared<std::string>();
-  d->add_option("KIND", *dkind, "gpus, nodes, fabrics, cooling, failures, workloads or scenarios")->required();
+  d->add_option("KIND", *dkind, "gpus, nodes, fabrics, cooling, sites, failures, workloads, prices, scenarios, or plan (the plan schema, then NAME checked)")->required();
   d->add_option("NAME", *dname, "preset name or path to a YAML file")->required();
   d->callback([dkind, dname] { describe(*dkind, *dname); });
 }

@@ -33,6 +33,7 @@ const char* placement_name(const PoolSpec& p) {
     case PlacementPolicy::BestFit: return "best-fit";
     case PlacementPolicy::Topology: return "topology";
     case PlacementPolicy::FragmentationAware: return "fragmentation-aware";
+    case PlacementPolicy::NetworkAware: return "network-aware";
   }
   return "?";
 }

@@ -136,6 +136,19 @@ void print_summary(const Scenario& s, const PipelineResult& r, std::ostream& out
   r.report.print_table(out, "run.");
   out << "\nFacility and effective utilization\n";
   r.report.print_table(out, "facility.");
+  if (r.power) {  // facility.power_timeline: on (sim/facility/power_dynamics.hpp)
+    const auto& p = *r.power;
+    char buf[512];
+    std::snprintf(buf, sizeof buf,
+                  "\nPower as the grid sees it (replication 0, %.3g s samples): iteration swing %.3g W a GPU, %.3g kW a rack, "
+                  "%.3g MW hall, %.3g MW meter (%.3g MW after a 1 s average); job stop %.3g MW at the meter; ramps up "
+                  "%.3g / down %.3g MW/s; oscillation in 0.1-1 / 1-3 / 3-20 Hz: %.0f / %.0f / %.0f%%\n",
+                  s.facility.power.resolution.si(), p.iteration_swing.gpu_w, p.iteration_swing.rack_kw,
+                  p.iteration_swing.hall_mw, p.iteration_swing.meter_mw, p.iteration_swing_telemetry_mw,
+                  p.job_stop_swing.meter_mw, p.ramp_up.meter_mw, p.ramp_down.meter_mw, 100 * p.bands.share[0],
+                  100 * p.bands.share[1], 100 * p.bands.share[2]);
+    out << buf;
+  }
   if (r.pool_simulated) {
     out << "\nPool the job shares (fleetsim pool; shares over pool replications, delays over jobs)\n";
     r.report.print_table(out, "pool.");

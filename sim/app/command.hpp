@@ -14,5 +14,6 @@ void add_catalog_commands(CLI::App& app);   // list, describe
 void add_sweep_command(CLI::App& app);
 void add_import_command(CLI::App& app);   // import megatron | nemo
 void add_pool_command(CLI::App& app);
+void add_plan_command(CLI::App& app);   // plan, plan --target (sim/plan)
 
 }  // namespace fleetsim::app

@@ -74,6 +74,7 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
   o.placement = pl == "first-fit" ? PlacementPolicy::FirstFit
               : pl == "topology" ? PlacementPolicy::Topology
               : pl == "fragmentation-aware" ? PlacementPolicy::FragmentationAware
+              : pl == "network-aware" ? PlacementPolicy::NetworkAware
                                             : PlacementPolicy::BestFit;
   o.colocation = p.text("colocation") == "tidal" ? Colocation::Tidal : Colocation::None;
   o.reclaim_time_s = p.get<Seconds>("reclaim_time").si();
@@ -121,6 +122,7 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
                         row.num("demand_scale"), file, "pool.inference[" + std::to_string(o.inference.size()) + "].demand_trace");
     o.inference.push_back(g);
   }
+  build_pool_interference(p.sub("interference"), s, file, present);
   if (!present) return;
 
   // Rules that need the rest of the scenario.
@@ -169,7 +171,8 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
                                      " GPUs) is larger than the pool's " + std::to_string(usable) + " schedulable GPUs");
     any_service = any_service || (g.services > 0 && g.peak_replicas > 0);
   }
-  if (o.training.trace.empty() && o.training.arrival_rate <= 0 && o.dev.arrival_rate <= 0 && !any_service)
+  if (o.training.trace.empty() && o.training.arrival_rate <= 0 && o.dev.arrival_rate <= 0 && !any_service &&
+      o.interference.jobs.empty())
     fail("pool.training.arrival_rate", "the job stream is empty: give pool.training.arrival_rate (e.g. '10 /h'), "
                                        "pool.training.trace, pool.development.arrival_rate or pool.inference services");
   if (o.policy != QueuePolicy::Priority && o.preemption)

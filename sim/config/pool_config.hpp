@@ -17,4 +17,9 @@ std::shared_ptr<const Schema> pool_schema();
 // Throws ConfigError naming the key for a pool that cannot run.
 void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string& file);
 
+// `pool.interference:` (sim/config/pool_interference.cpp): its schema, and s.pool.interference
+// with the explicit jobs' placements checked against the pool (after the rest of the pool is built).
+std::shared_ptr<const Schema> pool_interference_schema();
+void build_pool_interference(const ParamSet& p, Scenario& s, const std::string& file, bool present);
+
 }  // namespace fleetsim::config

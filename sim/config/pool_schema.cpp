@@ -110,8 +110,9 @@ std::shared_ptr<const Schema> pool_schema() {
       boolean("failures", "true", "the scenario's failure profile takes nodes out for repair"),
       quantity("reset_time", dim<Seconds>(), "10 min", "a failure needing no repair takes its node out this long", 0, false),
       section("scheduler", scheduler_schema(), "queue policy and preemption"),
-      choice("placement", {"first-fit", "best-fit", "topology", "fragmentation-aware"}, "best-fit",
-             "where a job goes: lowest node, fullest node that fits, fewest pods/leaves/NVLink domains, FGD (Weng et al. ATC'23)"),
+      choice("placement", {"first-fit", "best-fit", "topology", "fragmentation-aware", "network-aware"}, "best-fit",
+             "where a job goes: lowest node, fullest node that fits, fewest pods/leaves/NVLink domains, FGD (Weng et al. ATC'23), "
+             "network-aware (topology, or the lowest free nodes when those load the fabric's links less; pool.interference)"),
       choice("colocation", {"none", "tidal"}, "none",
              "tidal: inference holds what its demand needs and lends the rest to training (Lyra, EuroSys'23)"),
       quantity("reclaim_time", dim<Seconds>(), "5 min", "tidal: notice a borrowing training job gets to checkpoint and leave", 0, false),
@@ -119,6 +120,7 @@ std::shared_ptr<const Schema> pool_schema() {
       section("training", training_stream_schema(), "training job stream"),
       section("development", dev_stream_schema(), "development job stream"),
       optional_table("inference", inference_schema(), "inference service groups (none by default)"),
+      section("interference", pool_interference_schema(), "jobs slowing each other on the shared fabric (issue 28)"),
   });
   return s;
 }

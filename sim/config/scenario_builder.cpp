@@ -1,5 +1,6 @@
 #include "sim/config/scenario_builder.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <numeric>
 
@@ -50,6 +51,7 @@ NodeSpec build_node(const ParamSet& p) {
   n.host_power_idle = p.get<Watts>("host_power_idle");
   n.host_power_max = p.get<Watts>("host_power_max");
   n.fan_power_max = p.get<Watts>("fan_power_max");
+  n.liquid_cooled_only = p.flag("liquid_cooled_only");
   return n;
 }
 
@@ -243,6 +245,36 @@ StragglerSpec build_stragglers(const ParamSet& p) {
   return s;
 }
 
+PowerDynamicsSpec build_power_dynamics(const ParamSet& p) {
+  PowerDynamicsSpec d;
+  d.timeline = p.flag("power_timeline");
+  const ParamSet& t = p.sub("power_dynamics");
+  d.resolution = t.get<Seconds>("resolution");
+  d.window = t.get<Seconds>("window");
+  d.window_start = t.get<Seconds>("window_start");
+  d.gpu_time_constant = t.get<Seconds>("gpu_time_constant");
+  d.cooling_time_constant = t.get<Seconds>("cooling_time_constant");
+  d.rack_gpus = t.integer("rack_gpus");
+  d.ramp_window = t.get<Seconds>("ramp_window");
+  d.telemetry_average = t.get<Seconds>("telemetry_average");
+  d.spectrum_window = t.get<Seconds>("spectrum_window");
+  const ParamSet& sm = p.sub("power_smoothing");
+  d.smoothing.floor = sm.num("floor");
+  d.smoothing.ramp_up_rate = sm.get<WattsPerSecond>("ramp_up_rate");
+  d.smoothing.ramp_down_rate = sm.get<WattsPerSecond>("ramp_down_rate");
+  d.smoothing.hold_time = sm.get<Seconds>("hold_time");
+  const ParamSet& st = p.sub("energy_storage");
+  d.storage.capacity = st.get<Joules>("capacity");
+  d.storage.power = st.get<Watts>("power");
+  d.storage.efficiency = st.num("efficiency");
+  d.storage.time_constant = st.get<Seconds>("time_constant");
+  d.storage.location = st.text("location") == "rack" ? StorageLocation::Rack : StorageLocation::Site;
+  const ParamSet& fw = p.sub("filler_work");
+  d.filler.power_level = fw.num("power_level");
+  d.filler.throughput_cost = fw.num("throughput_cost");
+  return d;
+}
+
 FacilitySpec build_facility(const ParamSet& p, const CoolingSpec& cooling) {
   FacilitySpec f;
   f.cooling = cooling;
@@ -265,6 +297,7 @@ FacilitySpec build_facility(const ParamSet& p, const CoolingSpec& cooling) {
   f.design_it_power = p.get<Watts>("design_it_power");
   f.failure_reference_inlet_temperature = p.celsius("failure_reference_inlet_temperature");
   f.thermally_activated_failure_share = p.num("thermally_activated_failure_share");
+  f.power = build_power_dynamics(p);
   return f;
 }
 
@@ -285,6 +318,17 @@ void check_work_limits(const Scenario& s, const ParamSet& p, const std::string& 
     std::snprintf(buf, sizeof buf, "gives %.3g facility time steps over the run; the limit is 1000000: use a "
                   "time_step of at least %s", steps, units::format(Seconds(horizon / limits::kMaxFacilitySteps)).c_str());
     throw ConfigError(origin_of(fac, "time_step", file), "facility.time_step", buf);
+  }
+  if (s.facility.power.timeline) {  // the power timeline's samples (issue #29): 1 d at 10 ms is 8.6e6
+    const ParamSet& pd = fac.sub("power_dynamics");
+    const auto& pw = s.facility.power;
+    const double samples = std::max(pw.window, pw.spectrum_window) / pw.resolution;
+    if (!(samples <= 1e8)) {
+      char buf[200];
+      std::snprintf(buf, sizeof buf, "gives %.3g power samples (window / resolution); the limit is 1e8: use a "
+                    "resolution of at least %s", samples, units::format(Seconds(std::max(pw.window, pw.spectrum_window).si() / 1e8)).c_str());
+      throw ConfigError(origin_of(pd, "resolution", file), "facility.power_dynamics.resolution", buf);
+    }
   }
   const double pool = s.cluster.gpus / s.facility.resource_utilization;
   if (!(pool <= static_cast<double>(limits::kMaxGpus) / 0.01)) {  // at most 100x the job's GPUs

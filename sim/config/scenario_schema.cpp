@@ -4,9 +4,11 @@
 #include <map>
 #include <mutex>
 
+#include "sim/config/plan_schema.hpp"
 #include "sim/config/pool_config.hpp"
 #include "sim/config/schema.hpp"
 #include "sim/core/limits.hpp"
+#include "sim/facility/specs.hpp"
 
 namespace fleetsim::config {
 namespace {
@@ -78,6 +80,7 @@ S node_schema() {
       quantity("host_power_idle", dim<Watts>(), "", "non-GPU power of the server when idle", 0, false),
       quantity("host_power_max", dim<Watts>(), "", "non-GPU power of the server at full load", 0, false),
       quantity("fan_power_max", dim<Watts>(), "0 W", "server fans at full load when air-cooled", 0, false),
+      boolean("liquid_cooled_only", "false", "no air-cooled variant (NVL72 racks): `fleetsim plan` pairs it with liquid plants only"),
   });
 }
 
@@ -340,6 +343,49 @@ S site_schema() {
   });
 }
 
+// Added (issue #29): the sub-second power timeline and its mitigations (sim/facility/README.md,
+// "Power dynamics"; figures with confidence labels in data/validation/power_dynamics.csv).
+S power_dynamics_schema() {
+  return make_schema("power_dynamics", "Sub-second power of the job (with facility.power_timeline: on).", {
+      quantity("resolution", dim<Seconds>(), "10 ms", "sample period of the power timeline"),
+      quantity("window", dim<Seconds>(), "1 d", "stretch of replication 0 sampled at that resolution"),
+      quantity("window_start", dim<Seconds>(), "0 d", "where that stretch begins in the run", 0, false),
+      quantity("gpu_time_constant", dim<Seconds>(), "10 ms", "first-order ramp of GPU power to a new phase's level [U]", 0, false),
+      quantity("cooling_time_constant", dim<Seconds>(), "60 s", "cooling plant power follows the heat load with this lag [U]", 0, false),
+      integer("rack_gpus", "32", "GPUs per rack, for the rack level (4 HGX nodes) [U]"),
+      quantity("ramp_window", dim<Seconds>(), "1 s", "ramp rate = largest power change over this window / window"),
+      quantity("telemetry_average", dim<Seconds>(), "1 s", "averaging of published telemetry (NVML on Ampere+: 1 s)"),
+      quantity("spectrum_window", dim<Seconds>(), "655.36 s", "steady training analysed for the spectrum (rounded to a power of two samples)"),
+  });
+}
+
+S power_smoothing_schema() {
+  return make_schema("power_smoothing", "GPU power smoothing (GB200/GB300, NVML power-smoothing profile).", {
+      with_max(real("floor", "0", "minimum power floor while the job runs, share of TDP (GB200: 0.2-0.9; 0 = none)"), 1.0),
+      quantity("ramp_up_rate", dim<WattsPerSecond>(), "0 W/s", "per-GPU ramp-up limit (0 = unlimited)", 0, false),
+      quantity("ramp_down_rate", dim<WattsPerSecond>(), "0 W/s", "per-GPU ramp-down limit (0 = unlimited)", 0, false),
+      quantity("hold_time", dim<Seconds>(), "0 s", "ramp-down hysteresis: power holds this long before it falls", 0, false),
+  });
+}
+
+S energy_storage_schema() {
+  return make_schema("energy_storage", "Rack (PSU capacitors, GB300) or site (batteries) energy storage.", {
+      quantity("capacity", dim<Joules>(), "0 J", "usable energy of the whole facility's storage (GB300: 65 J per GPU)", 0, false),
+      quantity("power", dim<Watts>(), "0 W", "charge / discharge power limit, whole facility", 0, false),
+      real("efficiency", "0.9", "round-trip efficiency", 0, 1, true),
+          quantity("time_constant", dim<Seconds>(), "0 s",
+               "the grid follows the load's moving average over this time (0 = capacity / power: the time the store can give full power)", 0, false),
+      choice("location", {"rack", "site"}, "site", "rack: behind the PDUs (before distribution losses); site: at the meter"),
+  });
+}
+
+S filler_work_schema() {
+  return make_schema("filler_work", "Power-hungry secondary work in the communication phases (Firefly).", {
+      with_max(real("power_level", "0", "GPU power it holds in non-compute phases, share of TDP (0 = none)"), 1.0),
+      with_max(real("throughput_cost", "0", "training throughput it takes (Firefly with MPS: 0.05)"), 1.0),
+  });
+}
+
 S facility_schema() {
   return make_schema("facility", "The facility around the cluster.", {
       with_default(preset("site", "sites", "site preset (models/sites) or YAML file, with overrides"), "temperate"),
@@ -352,6 +398,11 @@ S facility_schema() {
       quantity("design_it_power", dim<Watts>(), "0 W", "facility design IT load; 0 = the pool's nameplate", 0, false),
       temperature("failure_reference_inlet_temperature", "25 degC", "inlet at which the failure profile was measured (Arrhenius factor 1)"),
       real("thermally_activated_failure_share", "0.78", "share of hazards that follow Arrhenius (Llama 3: 78% hardware)", 0, 1),
+      boolean("power_timeline", "off", "sub-second power timeline, swings, spectrum and mitigations (facility.power_dynamics)"),
+      section("power_dynamics", power_dynamics_schema(), "power timeline resolution, window and time constants"),
+      section("power_smoothing", power_smoothing_schema(), "GPU power smoothing: floor, ramp rates, hold time"),
+      section("energy_storage", energy_storage_schema(), "rack or site energy storage"),
+      section("filler_work", filler_work_schema(), "filler work in the troughs"),
   });
 }
 
@@ -375,7 +426,7 @@ S step_schema() {
 }  // namespace
 
 const std::vector<std::string>& catalog_kinds() {
-  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads"};
+  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads", "prices"};
   return kinds;
 }
 
@@ -392,6 +443,7 @@ std::shared_ptr<const Schema> kind_schema(const std::string& kind) {
   else if (kind == "failures") s = failures_schema();
   else if (kind == "workloads") s = workload_model_schema();
   else if (kind == "sites") s = site_schema();
+  else if (kind == "prices") s = price_schema();  // sim/plan's price catalog (plan_schema.cpp)
   else return nullptr;
   cache[kind] = s;
   return s;

@@ -11,6 +11,8 @@
 
 namespace fleetsim {
 
+using WattsPerSecond = decltype(Watts() / Seconds());  // a power ramp rate
+
 enum class CoolingKind { AirChiller, AirEconomizer, LiquidDirect, Immersion };
 
 struct CoolingSpec {
@@ -46,6 +48,56 @@ struct SiteSpec {
   KilogramsPerJoule carbon_intensity;  // location-based grid intensity; 0 = carbon not reported
 };
 
+// Added (issue #29): the sub-second power of the training job as the grid sees it, and its
+// mitigations. Model and sources: sim/facility/README.md ("Power dynamics"),
+// data/validation/power_dynamics.csv.
+struct GpuPowerSmoothingSpec {       // GB200/GB300-style power smoothing (F16, F20)
+  double floor = 0.0;                // minimum power floor, share of TDP while the job runs (0 = none)
+  WattsPerSecond ramp_up_rate;       // per GPU; 0 = unlimited
+  WattsPerSecond ramp_down_rate;     // per GPU; 0 = unlimited
+  Seconds hold_time;                 // ramp-down hysteresis: power holds this long before it falls
+  [[nodiscard]] bool enabled() const {
+    return floor > 0.0 || ramp_up_rate.si() > 0.0 || ramp_down_rate.si() > 0.0 || hold_time.si() > 0.0;
+  }
+};
+
+enum class StorageLocation { Rack, Site };
+
+struct EnergyStorageSpec {           // rack (GB300 PSU, F22) or site batteries (F52)
+  Joules capacity;                   // usable energy, whole facility; 0 = none
+  Watts power;                       // charge / discharge limit, whole facility
+  double efficiency = 0.9;           // round trip
+  Seconds time_constant;             // the grid follows the load's moving average over this time;
+                                     // 0 = capacity / power (how long the store gives full power)
+  [[nodiscard]] Seconds averaging_time() const {
+    return time_constant.si() > 0 || power.si() <= 0 ? time_constant : capacity / power;
+  }
+  StorageLocation location = StorageLocation::Site;
+  [[nodiscard]] bool enabled() const { return capacity.si() > 0.0 && power.si() > 0.0; }
+};
+
+struct FillerWorkSpec {              // a power-hungry secondary workload in the troughs (F19)
+  double power_level = 0.0;          // GPU power it holds in non-compute phases, share of TDP (0 = none)
+  double throughput_cost = 0.0;      // training throughput it takes (F19: 5% with MPS)
+  [[nodiscard]] bool enabled() const { return power_level > 0.0; }
+};
+
+struct PowerDynamicsSpec {
+  bool timeline = false;             // facility.power_timeline
+  Seconds resolution{0.01};          // sample period of the timeline
+  Seconds window{86400.0};           // the represented stretch of replication 0 (one day)
+  Seconds window_start{0.0};         // where that stretch begins in the run
+  Seconds gpu_time_constant{0.01};   // first-order ramp of a GPU's power to a new phase's level
+  Seconds cooling_time_constant{60.0};  // cooling plant power follows the heat load this slowly
+  int rack_gpus = 32;                // GPUs per rack (4 HGX nodes) for the rack level
+  Seconds ramp_window{1.0};          // ramp rate = largest change over this window / window
+  Seconds telemetry_average{1.0};    // NVML's 1 s average on Ampere and newer (F31)
+  Seconds spectrum_window{655.36};   // steady training analysed for the spectrum (2^16 samples)
+  GpuPowerSmoothingSpec smoothing;
+  EnergyStorageSpec storage;
+  FillerWorkSpec filler;
+};
+
 struct FacilitySpec {
   CoolingSpec cooling;
   SiteSpec site;
@@ -61,6 +113,7 @@ struct FacilitySpec {
   // the Arrhenius factor is 1 at this inlet with the GPU's own (unscaled) thermal resistance.
   Celsius failure_reference_inlet_temperature{25.0};
   double thermally_activated_failure_share = 0.78;  // Llama 3: 78% of unexpected interruptions hardware
+  PowerDynamicsSpec power;             // added (issue #29): sub-second power, off by default
 };
 
 }  // namespace fleetsim

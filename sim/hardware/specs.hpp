@@ -53,6 +53,7 @@ struct NodeSpec {
   Watts host_power_idle;               // CPUs, DRAM, NICs, NVSwitch: everything but the GPUs
   Watts host_power_max;
   Watts fan_power_max;                 // server fans at full load when air-cooled
+  bool liquid_cooled_only = false;     // added (issue 26): no air-cooled variant (NVL72 racks)
 };
 
 enum class FabricTopology { RailOptimized, FatTree };

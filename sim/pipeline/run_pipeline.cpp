@@ -6,6 +6,7 @@
 #include <mutex>
 
 #include "sim/core/error.hpp"
+#include "sim/pipeline/power_inputs.hpp"
 #include "sim/pipeline/run_trace.hpp"
 #include "sim/pipeline/tier.hpp"
 #include "sim/pool/pool_model.hpp"
@@ -62,7 +63,8 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
   in.failure_rate_multiplier =
       failure_rate_multiplier(s.cluster, s.facility, out.step.compute_busy_fraction, s.run.duration);
   in.throughput_factor = throughput_factor(s.cluster, s.facility, out.step.compute_busy_fraction);
-  in.record_timeline = options.record_timeline;
+  // The power timeline (issue #29) reads replication 0's states.
+  in.record_timeline = options.record_timeline || s.facility.power.timeline;
   out.run = simulate_run(in, options.threads, options.progress, options.share);
   if (options.gather && !options.gather(out.run)) return out;
 
@@ -90,12 +92,27 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
     out.facility.push_back(evaluate_facility(fi));
   }
 
+  if (s.facility.power.timeline && !out.run.replications.empty()) {
+    const step::IterationTimeline schedule = step::iteration_timeline(s.cluster, s.workload);
+    const ReplicationResult& rep0 = out.run.replications.front();
+    facility::PowerDynamicsInputs pin;
+    pin.cluster = s.cluster;
+    pin.facility = facility;
+    pin.iteration_period = schedule.result.iteration_time;
+    pin.stages = stage_activities(schedule, facility);
+    pin.run = job_states(rep0);
+    pin.run_length = Seconds(rep0.wall_clock_days * 86400.0);
+    pin.run_facility_energy = out.facility.front().facility_energy;
+    out.power = facility::evaluate_power_dynamics(pin);
+  }
+
   out.report.set_prefix("step.");
   add_step_metrics(out.step, out.report);
   out.report.set_prefix("run.");
   add_run_metrics(out.run, out.report);
   out.report.set_prefix("facility.");
   add_facility_metrics(out.facility, out.report);
+  if (out.power) add_power_dynamics_metrics(*out.power, out.report);
   out.report.add("resource_utilization_source", std::string(out.pool_simulated ? "pool simulation (pool:)" : "facility.resource_utilization"));
   if (out.pool_simulated) {
     out.report.set_prefix("pool.");
@@ -165,6 +182,7 @@ void write_results_file(const std::string& path, const Scenario& s, const Pipeli
     f.write_table("timeseries", cols, "facility time series of replication 0");
   }
   write_iteration_schedule(s, f);  // the report's Gantt chart (run_trace.hpp)
+  if (r.power) write_power_tables(*r.power, f);  // /power/... (run_trace.hpp)
   if (annotate) annotate(f);
   f.commit();
 }

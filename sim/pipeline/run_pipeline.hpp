@@ -4,10 +4,12 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "sim/facility/facility_model.hpp"
+#include "sim/facility/power_dynamics.hpp"
 #include "sim/results/hdf5_writer.hpp"
 #include "sim/results/report.hpp"
 #include "sim/run/run_model.hpp"
@@ -35,6 +37,8 @@ struct PipelineResult {
   std::vector<FacilityResult> facility;     // one per replication
   Report report;                            // step.*, run.*, facility.* (and pool.*) metrics
   bool pool_simulated = false;              // the pool factor came from the pool simulator (sim/pool)
+  // facility.power_timeline: on — replication 0's sub-second power (sim/facility/power_dynamics.hpp).
+  std::optional<facility::PowerDynamicsResult> power;
 };
 
 // Evaluates the iteration on the scenario's tier. Throws InfeasibleError when it does not fit.

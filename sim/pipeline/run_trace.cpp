@@ -31,6 +31,14 @@ void add_run_trace(const Scenario& s, const PipelineResult& r, TraceWriter& out)
     if (lost) args.emplace_back("compute_hours", (sp.end - sp.start).si() / 3600.0);
     out.complete(kPid, lost ? kLost : kState, name, sp.state, sp.start.si(), (sp.end - sp.start).si(), args);
   }
+  if (r.power) {  // facility.power_timeline: the meter as counter tracks beside the states
+    const auto& run = r.power->run_levels;
+    for (size_t i = 0; i < run[0].values.size(); ++i)
+      out.counter(kPid, "meter power, job state levels (MW)", run[0].values[i] * 3600.0, {{"MW", run[1].values[i]}});
+    const auto& w = r.power->window;
+    for (size_t i = 0; i < w[0].values.size() && i < w[2].values.size(); ++i)
+      out.counter(kPid, "meter power, sampled window, 1 s (MW)", w[0].values[i] * 3600.0, {{"MW", w[2].values[i]}});
+  }
   for (const Event& e : rep.events) {
     switch (e.kind) {
       case EventKind::CheckpointDurable:
@@ -47,6 +55,27 @@ void add_run_trace(const Scenario& s, const PipelineResult& r, TraceWriter& out)
         break;
     }
   }
+}
+
+namespace {
+std::vector<Column> columns_of(const std::vector<TimeSeries>& series) {
+  std::vector<Column> cols;
+  for (const auto& ts : series) cols.push_back({ts.name, ts.unit, ts.description, ts.values});
+  return cols;
+}
+}  // namespace
+
+void write_power_tables(const facility::PowerDynamicsResult& p, ResultsFile& f) {
+  f.write_table("power/steady", columns_of(p.steady),
+                "steady training at the timeline's resolution: the first minute (sim/facility/power_dynamics.hpp)");
+  f.write_table("power/window", columns_of(p.window), "the sampled window of replication 0, 1 s averages");
+  f.write_table("power/run", columns_of(p.run_levels), "the meter's level at each job state change, whole run");
+  std::vector<double> psd;
+  for (double v : p.spectrum.variance) psd.push_back(v);
+  f.write_table("power/spectrum",
+                {{"frequency", "Hz", "bin centre", p.spectrum.frequency_hz},
+                 {"variance", "MW^2", "meter power variance in the bin (Hann window, one-sided)", psd}},
+                "meter power spectrum in steady training (radix-2 FFT)");
 }
 
 void write_iteration_schedule(const Scenario& s, ResultsFile& f) {

@@ -20,4 +20,9 @@ void add_run_trace(const Scenario& s, const PipelineResult& r, TraceWriter& out)
 // `iteration_schedule` table: the report draws its Gantt chart from it.
 void write_iteration_schedule(const Scenario& s, ResultsFile& f);
 
+// facility.power_timeline: the power timeline's series as /power/steady (first minute of steady
+// training at full resolution), /power/window (the sampled window, 1 s averages), /power/run
+// (the meter at each job state change) and /power/spectrum (meter, steady training).
+void write_power_tables(const facility::PowerDynamicsResult& p, ResultsFile& f);
+
 }  // namespace fleetsim

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <queue>
 #include <set>
 #include <stdexcept>
@@ -30,6 +31,13 @@ struct Job {
   std::uint32_t epoch = 0;
   State state = State::Pending;
   bool interrupted = false, reclaiming = false;
+  // Fabric interference (sim/pool/interference.hpp): the iteration slowdown now, and the job's
+  // progress since its run started as (wall s since the work began, work s done, sigma after).
+  double sigma = 1.0, sigma_max = 1.0;
+  std::vector<std::array<double, 3>> marks;
+  double net_wall = 0, net_ideal = 0;  // running time and what it would have been alone, over all runs
+  int explicit_job = -1;               // index in pool.interference.jobs
+  bool net_counted = false, net_shared = false;
 };
 
 struct Event {
@@ -92,6 +100,15 @@ class Sim {
   // --- accounting ---
   int choose_node(int gpus) const;
   void note_head();
+  // --- fabric interference (pool.interference) ---
+  double work_at(const Job& j, double wall, double speed) const;
+  void net_attach(int id);
+  void net_detach(int id);
+  void net_rebase(const std::vector<int>& ids);
+  void net_count_shared(Job& j);
+  TrafficPattern net_traffic(int id) const;
+  double net_comm_share(const Job& j) const;
+  void network_aware(Job& j);
 
   const PoolInputs& in_;
   const PoolSpec& s_;
@@ -126,6 +143,8 @@ class Sim {
   double next_sample_ = 0;
   PoolReplication out_;
   double slo_ok_ = 0, slo_total_ = 0;
+  std::optional<FabricSharing> fabric_;
+  double interf_rate_ = 0;     // GPUs' worth of running time lost to interference now: sum alloc (1 - 1/sigma)
 };
 
 void Sim::advance(double t) {
@@ -147,6 +166,7 @@ void Sim::advance(double t) {
   L[static_cast<int>(Loss::InferenceIdle)] += (infer_held_ - infer_used_) * h;
   L[static_cast<int>(Loss::Failures)] += static_cast<double>(down_nodes_) * g_ * h;
   L[static_cast<int>(Loss::Spares)] += static_cast<double>(spares_idle_) * g_ * h;
+  out_.interference.gpu_hours_lost += interf_rate_ * h;
   slo_ok_ += static_cast<double>(services_.size() - short_services_) * dt;
   slo_total_ += static_cast<double>(services_.size()) * dt;
   now_ = t;
@@ -157,7 +177,8 @@ int Sim::choose_node(int gpus) const {
     // Topology: small jobs packed from the low end of the node order, so that high-numbered
     // leaves and pods stay whole for gangs (the leftmost node that holds the job).
     case PlacementPolicy::FirstFit:
-    case PlacementPolicy::Topology: return nodes_.first_fit(gpus);
+    case PlacementPolicy::Topology:
+    case PlacementPolicy::NetworkAware: return nodes_.first_fit(gpus);
     case PlacementPolicy::BestFit: return nodes_.best_fit(gpus);
     case PlacementPolicy::FragmentationAware: return nodes_.fragmentation_aware(gpus, p_single_);
   }
@@ -180,6 +201,25 @@ bool Sim::place(Job& j, int gpus) {
   }
   if (gpus > nodes_.free_whole_gpus()) return false;
   const int id = static_cast<int>(&j - jobs_.data());
+  if (j.explicit_job >= 0) {
+    // A job with a fixed placement (pool.interference.jobs) waits until all its nodes are free.
+    const auto& e = s_.interference.jobs[j.explicit_job];
+    for (int node : e.nodes)
+      if (!nodes_.schedulable(node) || nodes_.whole_free(node) < std::min(g_, gpus)) return false;
+    if (gpus <= g_) {
+      j.node = e.nodes.front();
+      nodes_.take(j.node, gpus);
+      node_jobs_[j.node].push_back(id);
+    } else {
+      j.nodes = e.nodes;
+      for (int node : j.nodes) {
+        nodes_.take(node, g_);
+        node_jobs_[node].push_back(id);
+      }
+    }
+    j.alloc = gpus;
+    return true;
+  }
   if (gpus <= g_) {
     const int node = choose_node(gpus);
     if (node < 0) return false;
@@ -193,6 +233,7 @@ bool Sim::place(Job& j, int gpus) {
                         ? nodes_.take_nodes_first_fit(n, j.nodes)
                         : nodes_.take_nodes_topology(n, j.nodes);
     if (!ok) return false;
+    if (s_.placement == PlacementPolicy::NetworkAware && fabric_ && j.spec.cls == JobClass::Training) network_aware(j);
     for (int node : j.nodes) node_jobs_[node].push_back(id);
     // Compactness: the fewest leaves n nodes can occupy.
     const int leaf = in_.topology.leaf_nodes;
@@ -209,6 +250,7 @@ bool Sim::place(Job& j, int gpus) {
 
 void Sim::release(Job& j) {
   const int id = static_cast<int>(&j - jobs_.data());
+  if (fabric_) net_detach(id);
   auto drop = [&](int node) {
     auto& v = node_jobs_[node];
     v.erase(std::find(v.begin(), v.end(), id));
@@ -247,6 +289,11 @@ void Sim::start(int id, int gpus) {
   if (j.first_start < 0) {
     j.first_start = now_;
     ++out_.started;
+    if (fabric_ && j.spec.cls == JobClass::Training && j.spec.submit >= warmup_) {
+      j.net_counted = true;
+      ++out_.interference.jobs;
+      out_.interference.gpus += j.spec.gpus;
+    }
     if (j.spec.submit >= warmup_)
       out_.queue_delay_h[static_cast<int>(j.spec.cls)].push_back(static_cast<float>((now_ - j.spec.submit) / 3600.0));
   }
@@ -259,7 +306,8 @@ void Sim::start(int id, int gpus) {
   }
   j.overhead = j.interrupted ? s_.training.restart_time_s : 0.0;
   const double speed = j.spec.eighths > 0 ? 1.0 : static_cast<double>(gpus) / j.spec.gpus;
-  j.end = now_ + j.overhead + j.remaining / speed;
+  if (fabric_) net_attach(id);
+  j.end = now_ + j.overhead + j.remaining / speed * j.sigma;
   if (j.spec.cls == JobClass::Training) train_gpus_ += gpus;
   else dev_eighths_ += j.spec.eighths > 0 ? j.spec.eighths : 8 * gpus;
   running_.insert({j.end, id});
@@ -307,6 +355,8 @@ void Sim::finish(int id) {
   j.state = State::Done;
   ++out_.finished;
   if (j.spec.submit >= warmup_) out_.slowdown[c].push_back(static_cast<float>((now_ - j.spec.submit) / std::max(j.spec.duration, 1.0)));
+  if (fabric_ && j.spec.cls == JobClass::Training && j.spec.submit >= warmup_)
+    out_.interference.slowdown.push_back(static_cast<float>(j.net_ideal > 0 ? j.net_wall / j.net_ideal : 1.0));
 }
 
 // Stops a running job. Training keeps the progress up to its last checkpoint (all of it when
@@ -334,7 +384,7 @@ void Sim::interrupt(int id, Loss cause, bool graceful) {
   }
   out_.lost_gpu_hours[static_cast<int>(cause)] += (ran - kept) * held / 3600.0;
   out_.lost_gpu_hours[static_cast<int>(Loss::Restart)] += std::min(elapsed, j.overhead) * held / 3600.0;
-  j.remaining = std::max(0.0, j.remaining - kept * speed);
+  j.remaining = std::max(0.0, j.remaining - work_at(j, kept, speed));
   release(j);
   ++j.epoch;
   j.interrupted = true;
@@ -477,7 +527,9 @@ void Sim::resize(int id, int gpus) {
   const double elapsed = now_ - j.run_start;
   const double ran = std::max(0.0, elapsed - j.overhead);
   out_.lost_gpu_hours[static_cast<int>(Loss::Restart)] += std::min(elapsed, j.overhead) * old / 3600.0;
-  j.remaining = std::max(0.0, j.remaining - ran * static_cast<double>(old) / j.spec.gpus);
+  j.remaining = std::max(0.0, j.remaining - (j.marks.empty() ? ran * static_cast<double>(old) / j.spec.gpus
+                                                              : work_at(j, ran, static_cast<double>(old) / j.spec.gpus)));
+  if (fabric_) net_detach(id);
   if (gpus > old) {
     if (old <= g_ && gpus <= g_) {
       nodes_.take(j.node, gpus - old);
@@ -509,12 +561,132 @@ void Sim::resize(int id, int gpus) {
   j.alloc = gpus;
   j.run_start = now_;
   j.overhead = s_.training.elastic_resize_time_s;
-  j.end = now_ + j.overhead + j.remaining * j.spec.gpus / gpus;
+  if (fabric_) net_attach(id);
+  j.end = now_ + j.overhead + j.remaining * j.spec.gpus / gpus * j.sigma;
   ++j.epoch;
   running_.insert({j.end, id});
   if (gpus < j.spec.gpus) shrunk_.insert(id);
   else shrunk_.erase(id);
   push(j.end, Ev::Finish, id, j.epoch);
+}
+
+// Work (s at the requested size) a job has done `wall` s after its work began in this run: the
+// marks hold where its slowdown changed (without interference: wall x speed).
+double Sim::work_at(const Job& j, double wall, double speed) const {
+  if (j.marks.empty()) return wall * speed;
+  auto it = std::upper_bound(j.marks.begin(), j.marks.end(), wall,
+                             [](double w, const std::array<double, 3>& m) { return w < m[0]; });
+  const auto& m = it == j.marks.begin() ? j.marks.front() : *std::prev(it);
+  return m[1] + std::max(0.0, wall - m[0]) * speed / m[2];
+}
+
+TrafficPattern Sim::net_traffic(int id) const {
+  const Job& j = jobs_[id];
+  const InterferenceSpec& is = s_.interference;
+  if (j.explicit_job >= 0) return is.jobs[j.explicit_job].traffic;
+  if (is.all_to_all_share <= 0) return TrafficPattern::Ring;
+  // The job's pattern, drawn from its id (no random stream is consumed).
+  std::uint64_t x = in_.seed ^ (static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ULL + 0x28);
+  return static_cast<double>(run::splitmix64(x) >> 11) * 0x1.0p-53 < is.all_to_all_share ? TrafficPattern::AllToAll
+                                                                                          : TrafficPattern::Ring;
+}
+
+double Sim::net_comm_share(const Job& j) const {
+  const InterferenceSpec& is = s_.interference;
+  if (j.explicit_job < 0) return is.comm_share;
+  const ExplicitJob& e = is.jobs[j.explicit_job];
+  const double comm_s = e.comm_bytes / in_.fabric.nic_rate;
+  return comm_s / std::max(1e-30, e.compute_time_s + comm_s);
+}
+
+// Network-aware placement of a gang: the topology policy's nodes (fewest pods and leaves), unless
+// the job's links there would be overloaded and the lowest free nodes would load them less (the
+// slowdown the job would see, sim/pool/interference.hpp; ties keep the packed placement).
+void Sim::network_aware(Job& j) {
+  const int id = static_cast<int>(&j - jobs_.data());
+  const TrafficPattern traffic = net_traffic(id);
+  const double comm = net_comm_share(j);
+  const double packed = fabric_->probe(j.nodes, traffic, comm, j.spec.gpus);
+  if (packed <= 1.0 + 1e-9) return;
+  std::vector<int> alt;
+  for (int node : j.nodes) nodes_.give(node, g_);
+  nodes_.take_nodes_first_fit(static_cast<int>(j.nodes.size()), alt);
+  if (fabric_->probe(alt, traffic, comm, j.spec.gpus) < packed - 1e-9) {
+    j.nodes = std::move(alt);
+    return;
+  }
+  for (int node : alt) nodes_.give(node, g_);
+  for (int node : j.nodes) nodes_.take(node, g_);
+}
+
+// A multi-node training job's traffic enters the fabric when it starts (or resizes): its own
+// slowdown is set and the jobs sharing its links are re-based.
+void Sim::net_attach(int id) {
+  Job& j = jobs_[id];
+  if (j.spec.cls != JobClass::Training || j.nodes.empty()) return;
+  fabric_->add(id, j.nodes, net_traffic(id), net_comm_share(j), j.alloc, now_);
+  j.sigma = fabric_->sigma(id);
+  j.sigma_max = std::max(j.sigma_max, j.sigma);
+  j.marks.assign(1, {0.0, 0.0, j.sigma});
+  interf_rate_ += j.alloc * (1.0 - 1.0 / j.sigma);
+  net_count_shared(j);
+  net_rebase(fabric_->changed());
+}
+
+void Sim::net_detach(int id) {
+  Job& j = jobs_[id];
+  if (!fabric_->has(id)) return;
+  const double speed = static_cast<double>(j.alloc) / j.spec.gpus;
+  const double ran = std::max(0.0, now_ - j.run_start - j.overhead);
+  j.net_wall += ran;
+  j.net_ideal += work_at(j, ran, speed) / speed;
+  net_count_shared(j);
+  if (j.explicit_job >= 0) {
+    const ExplicitJob& e = s_.interference.jobs[j.explicit_job];
+    const double comm_s = e.comm_bytes / in_.fabric.nic_rate;
+    const double alone = e.compute_time_s + comm_s * fabric_->comm_self(id);
+    out_.interference.explicit_jobs.push_back({e.name, alone, alone * j.sigma_max,
+                                               j.net_ideal > 0 ? j.net_wall / j.net_ideal : 1.0, fabric_->comm_self(id)});
+  }
+  interf_rate_ -= j.alloc * (1.0 - 1.0 / j.sigma);
+  fabric_->remove(id, now_);
+  j.sigma = 1.0;
+  j.marks.clear();
+  net_rebase(fabric_->changed());
+}
+
+void Sim::net_count_shared(Job& j) {
+  const int id = static_cast<int>(&j - jobs_.data());
+  if (j.net_counted && !j.net_shared && fabric_->shared(id)) {
+    j.net_shared = true;
+    ++out_.interference.shared_jobs;
+    out_.interference.shared_gpus += j.spec.gpus;
+  }
+}
+
+// Jobs whose slowdown changed: the work done so far is kept at the old rate, the rest runs at the
+// new one, and the finish event moves.
+void Sim::net_rebase(const std::vector<int>& ids) {
+  const std::vector<int> changed = ids;  // the fabric's list is overwritten by the next add/remove
+  for (int id : changed) {
+    Job& k = jobs_[id];
+    if (k.state != State::Running || k.marks.empty()) continue;
+    const double speed = static_cast<double>(k.alloc) / k.spec.gpus;
+    const double t0 = k.run_start + k.overhead;
+    const double wall = std::max(0.0, now_ - t0);
+    const double done = work_at(k, wall, speed);
+    const double sigma = fabric_->sigma(id);
+    interf_rate_ += k.alloc * (1.0 / k.sigma - 1.0 / sigma);
+    k.sigma = sigma;
+    k.sigma_max = std::max(k.sigma_max, sigma);
+    if (k.marks.back()[0] >= wall) k.marks.back() = {wall, done, sigma};
+    else k.marks.push_back({wall, done, sigma});
+    net_count_shared(k);
+    running_.erase({k.end, id});
+    k.end = t0 + wall + std::max(0.0, k.remaining - done) * sigma / speed;
+    running_.insert({k.end, id});
+    push(k.end, Ev::Finish, id, k.epoch);
+  }
 }
 
 // Elastic jobs below their requested size take freed GPUs, but only GPUs no queued job can use:
@@ -711,12 +883,37 @@ PoolReplication Sim::run() {
     own.priority = 1;
     specs.insert(specs.begin(), own);
   }
+  std::vector<int> explicit_index;  // per spec: index in pool.interference.jobs, or -1
+  if (s_.interference.enabled) {
+    fabric_.emplace(in_.fabric, s_.interference, in_.seed, rep_, warmup_);
+    out_.interference.enabled = true;
+    if (!s_.interference.jobs.empty()) {
+      std::vector<std::pair<JobSpec, int>> all;
+      for (const auto& sp : specs) all.emplace_back(sp, -1);
+      for (size_t k = 0; k < s_.interference.jobs.size(); ++k) {
+        const ExplicitJob& e = s_.interference.jobs[k];
+        JobSpec sp;
+        sp.submit = e.start_s;
+        sp.duration = e.duration_s;
+        sp.gpus = e.gpus;
+        sp.priority = 1;
+        all.emplace_back(sp, static_cast<int>(k));
+      }
+      std::stable_sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return a.first.submit < b.first.submit; });
+      specs.clear();
+      for (const auto& [sp, k] : all) {
+        specs.push_back(sp);
+        explicit_index.push_back(k);
+      }
+    }
+  }
   p_single_ = single_node_request_shares(specs, g_);
   jobs_.reserve(specs.size() + 4096);
-  for (const auto& sp : specs) {
+  for (size_t k = 0; k < specs.size(); ++k) {
     Job j;
-    j.spec = sp;
-    j.remaining = sp.duration;
+    j.spec = specs[k];
+    j.remaining = specs[k].duration;
+    if (!explicit_index.empty()) j.explicit_job = explicit_index[k];
     jobs_.push_back(std::move(j));
   }
   n_stream_ = jobs_.size();
@@ -739,6 +936,12 @@ PoolReplication Sim::run() {
       out_.alloc_dev.push_back(dev_eighths_ / 8.0 / pool_gpus);
       out_.frag.push_back(frag_gpus_ / pool_gpus);
       out_.queued_gpus.push_back(queued_gpus_);
+      if (fabric_) {
+        const auto ls = fabric_->sample();
+        out_.interference.link_load_mean.push_back(ls.mean);
+        out_.interference.link_load_max.push_back(ls.max);
+        out_.interference.hot_links.push_back(ls.hot);
+      }
       next_sample_ += sample_dt;
     }
   };
@@ -756,7 +959,7 @@ PoolReplication Sim::run() {
       heap_.pop();
       switch (e.type) {
         case Ev::Finish:
-          if (jobs_[e.a].state == State::Running && jobs_[e.a].epoch == e.b) finish(e.a);
+          if (jobs_[e.a].state == State::Running && jobs_[e.a].epoch == e.b && jobs_[e.a].end == e.t) finish(e.a);
           break;
         case Ev::ReclaimDue:
           if (jobs_[e.a].state == State::Running && jobs_[e.a].epoch == e.b)
@@ -778,6 +981,12 @@ PoolReplication Sim::run() {
   }
   advance(horizon_);
   sample();
+  if (fabric_) {
+    for (auto& j : jobs_)
+      if (j.state == State::Running && j.explicit_job >= 0) net_detach(static_cast<int>(&j - jobs_.data()));
+      else if (j.state == State::Running) net_count_shared(j);
+    out_.interference.worst_links = fabric_->worst_links(horizon_, 20);
+  }
   out_.pool_gpu_hours = pool_gpus * s_.duration_s / 3600.0;
   double alloc = 0;
   for (double a : out_.allocated_gpu_hours) alloc += a;

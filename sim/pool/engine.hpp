@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "sim/pool/interference.hpp"
 #include "sim/pool/pool_nodes.hpp"
 #include "sim/pool/specs.hpp"
 #include "sim/pool/workload.hpp"
@@ -28,6 +29,7 @@ struct PoolInputs {
   double repair_sigma = 1.2;
   std::uint64_t seed = 1;
   std::string file;                 // scenario, for error messages
+  FabricShape fabric;               // pool.interference: the fabric as link classes
 };
 
 // Every way a GPU-hour of the pool is not doing kept work (STYLE: losses add up).
@@ -58,6 +60,7 @@ struct PoolReplication {
   double pool_gpu_hours = 0.0;
   // Sampled every pool.inference_interval: hours, and allocated share by class.
   std::vector<double> t_h, alloc, alloc_training, alloc_inference, alloc_dev, frag, queued_gpus;
+  InterferenceOut interference;     // pool.interference.enabled only
 };
 
 // One replication; deterministic in (seed, replication).

@@ -31,6 +31,14 @@ const std::vector<MetricDef>& pool_metric_defs() {
       {"pool_gpus", "count", "GPUs in the pool"},
       {"days", "d", "simulated span"},
       {"resource_utilization_source", "", "where the pool factor of the waterfall comes from"},
+      {"interference_slowdown", "1", "iteration slowdown from other jobs on the fabric, mean over each training job's run (finished jobs)"},
+      {"interference_shared_jobs_share", "1", "training jobs that shared a fabric link with another job while running"},
+      {"interference_shared_gpus_share", "1", "GPUs of the training jobs that shared a fabric link with another job"},
+      {"interference_link_load", "1", "offered load / capacity of the fabric's switch bundles, time mean over links"},
+      {"interference_hot_links", "count", "switch bundles offered more than their capacity, time mean"},
+      {"iteration_time_alone.*", "s", "pool.interference.jobs: a job's iteration time alone on the fabric"},
+      {"iteration_time_together.*", "s", "pool.interference.jobs: a job's iteration time at the most contended moment of its run (together)"},
+      {"interference_job_slowdown.*", "1", "pool.interference.jobs: iteration time together / alone"},
   };
   return defs;
 }
@@ -64,6 +72,49 @@ Stat over_jobs(const PoolResult& r, int cls, bool slowdown) {
   s.p05 = q(0.05);
   s.p95 = q(0.95);
   return s;
+}
+
+void add_interference_metrics(const PoolResult& r, Report& report) {
+  std::vector<float> sl;
+  for (const auto& rep : r.replications) sl.insert(sl.end(), rep.interference.slowdown.begin(), rep.interference.slowdown.end());
+  Stat s;
+  if (!sl.empty()) {
+    double sum = 0;
+    for (float x : sl) sum += x;
+    s.mean = sum / static_cast<double>(sl.size());
+    auto q = [&](double p) {
+      const size_t k = static_cast<size_t>(std::floor(p * static_cast<double>(sl.size() - 1)));
+      std::nth_element(sl.begin(), sl.begin() + static_cast<long>(k), sl.end());
+      return static_cast<double>(sl[k]);
+    };
+    s.p05 = q(0.05);
+    s.p95 = q(0.95);
+  }
+  report.add("interference_slowdown", s);
+  std::vector<double> lost, jobs, gpus, load, hot;
+  for (const auto& rep : r.replications) {
+    const auto& in = rep.interference;
+    lost.push_back(in.gpu_hours_lost);
+    jobs.push_back(in.jobs > 0 ? static_cast<double>(in.shared_jobs) / in.jobs : 0.0);
+    gpus.push_back(in.gpus > 0 ? in.shared_gpus / in.gpus : 0.0);
+    auto mean = [](const std::vector<double>& v) {
+      double a = 0;
+      for (double x : v) a += x;
+      return v.empty() ? 0.0 : a / static_cast<double>(v.size());
+    };
+    load.push_back(mean(in.link_load_mean));
+    hot.push_back(mean(in.hot_links));
+  }
+  report.add("gpu_hours_lost.interference", summarize(lost));
+  report.add("interference_shared_jobs_share", summarize(jobs));
+  report.add("interference_shared_gpus_share", summarize(gpus));
+  report.add("interference_link_load", summarize(load));
+  report.add("interference_hot_links", summarize(hot));
+  for (const auto& t : r.replications.front().interference.explicit_jobs) {
+    report.add("iteration_time_alone." + t.name, t.alone_s);
+    report.add("iteration_time_together." + t.name, t.together_s);
+    report.add("interference_job_slowdown." + t.name, t.together_s / t.alone_s);
+  }
 }
 
 }  // namespace
@@ -111,6 +162,7 @@ PoolInputs pool_inputs(const Scenario& s) {
   in.repair_share = rate > 0 ? repair / rate : 1.0;
   in.repair_median_s = s.failures.repair_median.si();
   in.repair_sigma = s.failures.repair_sigma;
+  in.fabric = fabric_shape(s.cluster, in.topology.nodes);
   // Node failures are events of the pool's engine, one at a time per node (sim/core/limits.hpp).
   const double failures = in.node_failure_rate * (pool_gpus / g) * (s.pool.warmup_s + s.pool.duration_s);
   if (!(failures <= limits::kMaxPoolFailures)) {
@@ -177,6 +229,7 @@ void add_pool_metrics(const PoolResult& r, Report& report) {
   report.add("topology_compact_share", over_reps(r, [](const PoolReplication& p) {
                return p.multi_node_jobs > 0 ? static_cast<double>(p.compact_multi_node_jobs) / p.multi_node_jobs : 1.0;
              }));
+  if (!r.replications.empty() && r.replications.front().interference.enabled) add_interference_metrics(r, report);
   report.add("events", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.events); }));
   report.add("pool_gpus", static_cast<double>(r.topology.nodes) * r.topology.gpus_per_node);
   if (!r.replications.empty())
@@ -219,6 +272,31 @@ void write_pool_results(const std::string& path, const Scenario& s, const PoolRe
                    {"fragmentation_share", "1", "free GPUs unusable for the queue's head / pool GPUs", p.frag},
                    {"queued_gpus", "count", "GPUs requested by queued jobs", p.queued_gpus}},
                   "pool time series of replication 0, one row per pool.inference_interval");
+    if (p.interference.enabled) {
+      f.write_table("pool_link_load",
+                    {{"time_h", "h", "time since the start", p.t_h},
+                     {"mean_load", "1", "offered load / capacity, mean over the fabric's switch bundles", p.interference.link_load_mean},
+                     {"max_load", "1", "offered load / capacity of the most loaded bundle", p.interference.link_load_max},
+                     {"hot_links", "count", "bundles offered more than their capacity", p.interference.hot_links}},
+                    "fabric link load over time (pool.interference), replication 0");
+      std::vector<double> idx, cap, mean, peak, shared;
+      std::string names;
+      for (const auto& l : p.interference.worst_links) {
+        idx.push_back(static_cast<double>(idx.size()));
+        cap.push_back(l.capacity);
+        mean.push_back(l.mean_load);
+        peak.push_back(l.peak_load);
+        shared.push_back(l.shared_hours);
+        names += (names.empty() ? "" : ",") + l.name;
+      }
+      f.write_table("pool_worst_links",
+                    {{"rank", "count", "0 = highest mean load", idx},
+                     {"capacity", "1", "NIC line rates", cap},
+                     {"mean_load", "1", "time-mean offered load / capacity", mean},
+                     {"peak_load", "1", "highest offered load / capacity", peak},
+                     {"shared_hours", "h", "hours with more than one job on the link", shared}},
+                    "the most loaded fabric links of replication 0, in rank order: " + names);
+    }
   }
   f.commit();
 }

@@ -6,10 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "sim/pool/interference_spec.hpp"
+
 namespace fleetsim {
 
 enum class QueuePolicy { Fifo, Backfill, Priority };
-enum class PlacementPolicy { FirstFit, BestFit, Topology, FragmentationAware };
+enum class PlacementPolicy { FirstFit, BestFit, Topology, FragmentationAware, NetworkAware };
 enum class Colocation { None, Tidal };
 
 // One class of a joint size / run-time distribution: jobs of `gpus` GPUs are `share` of the
@@ -98,6 +100,7 @@ struct PoolSpec {
   TrainingStream training;
   DevStream dev;
   std::vector<InferenceGroup> inference;
+  InterferenceSpec interference;    // jobs slowing each other on the shared fabric (off by default)
 };
 
 }  // namespace fleetsim

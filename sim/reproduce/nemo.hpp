@@ -3,8 +3,9 @@
 // (nemo_moe.cpp) and the row picking they share (nemo_rows.cpp). The dense rows are split before
 // any fit into calibration rows (at most kNemoCalibrationMaxGpus GPUs) and judged rows; the MoE rows
 // are all judged except the H100 blockwise-FP8 pair, whose ratio calibrates
-// fp8_blockwise_gemm_ratio. Skipped with a reason: GB200/GB300/B300 (no preset), the 25.09
-// alternate-granularity rows, Mixtral 8x22B (the page's GBS / MBS cells are inconsistent, see the
+// fp8_blockwise_gemm_ratio. GB200 / GB300 NVL72 and B300 rows run on their presets (issue 26,
+// nemo_systems.cpp; split and fit in tests/validation/step_nemo_blackwell_test.cpp). Skipped with a
+// reason: the 25.09 alternate-granularity rows, Mixtral 8x22B (the page's GBS / MBS cells are inconsistent, see the
 // CSV note), Qwen3 (no preset).
 #pragma once
 
@@ -25,6 +26,11 @@ namespace fleetsim::reproduce {
 // (the rest). `skipped` (optional) receives one line per row not modelled and why.
 std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::string>* skipped = nullptr);
 constexpr int kNemoCalibrationMaxGpus = 16;
+
+// The --set overrides that put a NeMo table's system on the catalog: cluster.gpu and cluster.node
+// for DGX-B200, DGX-GB200, DGX-GB300 and DGX-B300 (none for DGX-H100, the base scenario's).
+// Throws ConfigError for a system without presets (nemo_systems.cpp).
+[[nodiscard]] std::vector<std::string> nemo_system_sets(const std::string& system);
 
 // Row picking shared by the dense (nemo_cases) and the MoE (nemo_moe_cases below) NeMo tables.
 // An integer cell of nemo_perf_summary.csv, `fallback` when it is empty or "n/a".

@@ -77,10 +77,7 @@ std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::str
         set(kTrain + "fp8_recipe", p.recipe),
         set(kTrain + "gradient_accumulation_fusion", "true"),
     };
-    if (system == "DGX-B200") {
-      c.sets.push_back(set("cluster.gpu", "b200"));
-      c.sets.push_back(set("cluster.node", "dgx-b200"));
-    }
+    for (const auto& s : nemo_system_sets(system)) c.sets.push_back(s);  // GPU and node presets (nemo_systems.cpp)
     // Layers that do not divide into PP x VP chunks: Megatron-core's
     // account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split (NeMo's 405B
     // recipes) count the embedding and the loss as one layer each, so the first and last chunks

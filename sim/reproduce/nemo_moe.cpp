@@ -95,10 +95,7 @@ std::vector<StepCase> nemo_moe_cases(const std::string& system, std::vector<std:
     };
     // MTP: the 25.11 labels say with / without; other releases run the recipe's default (one).
     if (cell(i, "model").find("w/o MTP") != std::string::npos) c.sets.push_back(set("workload.model.mtp_depth", 0));
-    if (system == "DGX-B200") {
-      c.sets.push_back(set("cluster.gpu", "b200"));
-      c.sets.push_back(set("cluster.node", "dgx-b200"));
-    }
+    for (const auto& s : nemo_system_sets(system)) c.sets.push_back(s);  // GPU and node presets (nemo_systems.cpp)
     const Scenario probe = config::load_scenario(c.base, {set("workload.model", p.preset)});
     const int layers = probe.workload.model.num_layers, chunks = pp * vp;
     if (layers % chunks != 0) c.sets.push_back(kPar + "pipeline_layer_split=" + bridge_split(layers, chunks));

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "sim/reproduce/deepseek_v3.hpp"
+#include "sim/reproduce/dgxc_llama31.hpp"
 #include "sim/reproduce/nemo.hpp"
 #include "sim/reproduce/sections.hpp"
 #include "sim/reproduce/step_sources.hpp"
@@ -35,7 +36,8 @@ std::vector<ValidationCase> moe_validation_cases() {
     add(src, what, c.published_gpu_hours,
         predicted_gpu_hours(run.scenario, run.step, c.tokens), 0.10);
   }
-  for (const char* system : {"DGX-H100", "DGX-B200"}) {
+  // GB200 / GB300 NVL72 and B300 (issue 26, nemo_systems.cpp): judged with their presets.
+  for (const char* system : {"DGX-H100", "DGX-B200", "DGX-GB200", "DGX-GB300", "DGX-B300"}) {
     std::vector<ValidationCase> rows;
     for (const auto& c : nemo_moe_cases(system)) rows.push_back(compare(c));
     out.insert(out.end(), rows.begin(), rows.end());
@@ -57,15 +59,20 @@ std::vector<ValidationCase> step_validation_cases() {
   run_table(llama3_table4_cases(), 3.0);
   run_table(vtrain_multinode_cases(), 0.10);
   run_table(vtrain_singlenode_cases(), 0.10);
-  // NeMo DGX H100 / B200: the judged rows only (the calibration rows are what the GPU presets
-  // were fitted on; scripts/calibrate --gpu h100|b200 prints them).
-  for (const char* system : {"DGX-H100", "DGX-B200"}) {
+  // NeMo DGX H100 / B200 / GB200 / GB300: the judged rows only (the calibration rows are what the
+  // GPU presets were fitted on; scripts/calibrate --gpu h100|b200|gb300 prints them; GB200 carries
+  // B200's fit, its calibration rows are printed by tests/validation/step_nemo_blackwell_test.cpp).
+  // DGX-B300 has no dense rows in the table.
+  for (const char* system : {"DGX-H100", "DGX-B200", "DGX-GB200", "DGX-GB300"}) {
     std::vector<StepCase> judged;
     for (auto& c : nemo_cases(system))
       if (!c.calibration) judged.push_back(std::move(c));
     for (auto& c : judged) c.source += " (judged rows)";
     run_table(judged, 0.10);
   }
+  // NVIDIA DGX Cloud Llama 3.1 on DGX H100, BF16 and FP8 on the same layouts (dgxc_llama31.hpp).
+  const auto dgxc = dgxc_validation_cases();
+  out.insert(out.end(), dgxc.begin(), dgxc.end());
   // Mixture of experts (deepseek_v3.hpp, nemo.hpp): DeepSeek-V3's GPU-hours and the NeMo MoE rows.
   const auto moe = moe_validation_cases();
   out.insert(out.end(), moe.begin(), moe.end());

@@ -33,7 +33,8 @@ std::string format_value(double v, std::string_view unit) {
 }  // namespace
 
 const MetricDef& metric_def(std::string_view name) {
-  for (const auto* defs : {&step_metric_defs(), &run_metric_defs(), &facility_metric_defs(), &pool_metric_defs()})
+  for (const auto* defs : {&step_metric_defs(), &run_metric_defs(), &facility_metric_defs(), &pool_metric_defs(),
+                            &power_dynamics_metric_defs()})
     for (const auto& d : *defs)
       if (matches(d.name, name)) return d;
   throw std::logic_error("metric '" + std::string(name) + "' is not in the metric catalog");

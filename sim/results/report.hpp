@@ -28,6 +28,7 @@ const std::vector<MetricDef>& step_metric_defs();
 const std::vector<MetricDef>& run_metric_defs();
 const std::vector<MetricDef>& facility_metric_defs();
 const std::vector<MetricDef>& pool_metric_defs();
+const std::vector<MetricDef>& power_dynamics_metric_defs();  // facility.power_dynamics.* (issue #29)
 // All of the above; looked up by name.
 const MetricDef& metric_def(std::string_view name);
 

@@ -122,6 +122,7 @@ DimInfo describe(const DimVec& d) {
       {add(kFlop, kTime, -1), "compute rate", "989 TFLOP/s"},
       {kEnergy, "energy", "21.6 GWh"},
       {kPower, "power", "700 W"},
+      {add(kPower, kTime, -1), "power ramp rate", "2000 W/s"},
       {kKelvin, "temperature difference", "5 K"},
       {add(kKelvin, kPower, -1), "thermal resistance", "0.06 K/W"},
       {kMass, "mass", "8930 t"},

@@ -46,6 +46,22 @@ TEST_CASE("fleetsim pool prints the contract's JSON keys and writes HDF5; bad in
   CHECK(!std::filesystem::exists(h5));
 }
 
+TEST_CASE("fleetsim pool with fabric interference: the contract's keys, each explicit job alone and together; a "
+          "placement on a node that does not exist exits 2 naming the job and key",
+          "[scenario][pool][interference]") {
+  const std::string src = fleetsim::testing::source_dir();
+  const auto [code, out] = run_pool(src + "/scenarios/pool-interference-pair.yaml --json");
+  INFO(out.substr(0, 3000));
+  CHECK(code == 0);
+  for (const char* key : {"\"interference_slowdown\": {", "\"interference\": {", "\"interference_shared_jobs_share\": {",
+                          "\"interference_shared_gpus_share\": {", "\"iteration_time_alone\": {",
+                          "\"iteration_time_together\": {"})
+    CHECK(out.find(key) != std::string::npos);
+  const auto bad = run_pool(src + "/tests/config/bad/pool_interference_missing_node.yaml");
+  CHECK(bad.first == 2);
+  CHECK(bad.second.find("pool.interference.jobs[1].nodes: job 'b' names node 16, which does not exist") != std::string::npos);
+}
+
 TEST_CASE("fleetsim pool: counts and sizes beyond the limits exit 2 naming the key, before any work", "[scenario][pool]") {
   // Issue 30: 10^9 replications exited 1 with std::bad_alloc; each limit is in sim/core/limits.hpp.
   const std::string pool = fleetsim::testing::source_dir() + "/scenarios/pool-100k-mixed.yaml";

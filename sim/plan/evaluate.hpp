@@ -1,0 +1,51 @@
+// Every design of a plan through the models that exist (DESIGN.md §2):
+//   1. Layout: one time-to-train layout search (sim/search) per system x GPU count, on the first
+//      fabric and cooling of the plan (memoized: fabric, cooling, spares and checkpointing do not
+//      change which layouts fit); its best `search_top` layouts are re-timed on each fabric with
+//      the step model and the fastest is kept.
+//   2. Pruning before the run model: a design that buys more GPUs than gpus_max, or whose
+//      compute-only time (ETTR 1) already misses the deadline, is not run; the lower bound says by
+//      how much it misses.
+//   3. The run model (Monte-Carlo, evaluation.replications, default 1: the discrete-event run,
+//      not a closed-form estimator, so `fleetsim run` with the design's --set list gives the same
+//      days) and the facility model (PUE, peak and mean power, energy, carbon) via run_pipeline.
+//   4. The cost model (cost.hpp) with the plan's prices.
+// Designs are enumerated in a fixed order and each is evaluated on its own (same seed), so the
+// result does not depend on the thread or rank count.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/plan/design.hpp"
+#include "sim/plan/plan_spec.hpp"
+
+namespace fleetsim::plan {
+
+struct EvaluateOptions {
+  int threads = 0;                                 // 0 = every core
+  std::function<void(int done, int total)> progress;
+  // MPI (sim/mpi/plan.hpp): this process evaluates only the system x count groups g with
+  // g % parts == part; the others come back with status "elsewhere".
+  int part = 0;
+  int parts = 1;
+};
+
+struct Evaluation {
+  std::vector<Design> designs;                     // every combination, in enumeration order
+  int layout_searches = 0;
+  int runs = 0;                                    // designs through the run model
+  int pruned = 0;
+};
+
+// Throws ConfigError when the base scenario or a preset cannot be loaded.
+[[nodiscard]] Evaluation evaluate_plan(const PlanSpec& plan, const EvaluateOptions& options = {});
+
+// The enumeration alone (choices and sets, nothing evaluated): the number of designs and their
+// order, for the MPI merge and for tests.
+[[nodiscard]] std::vector<Design> enumerate_designs(const PlanSpec& plan);
+// Which system x count group a design belongs to (its index in the search memo).
+[[nodiscard]] int design_group(const PlanSpec& plan, size_t design_index);
+
+}  // namespace fleetsim::plan

@@ -1,0 +1,149 @@
+// Jobs that slow each other on a shared fabric (issue 28): the pool's running multi-node jobs put
+// flows on the switch bundles their placement crosses, and where jobs share a bundle each job's
+// inter-node communication, hence its iteration, is slowed.
+//
+// Model (approximations stated; measured against the SimGrid tier in
+// tests/unit/pool_interference_test.cpp):
+// - Links are aggregated per link class, never per GPU: one uplink bundle per leaf group and one
+//   per pod, of capacity (endpoints x port rate / oversubscription), counted in NIC line rates.
+//   Down and up directions carry the same load for these patterns (a ring enters a leaf as often as
+//   it leaves it; all-to-all is symmetric), so one direction is tracked. NIC cables are a job's own
+//   (gangs take whole nodes), NVLink stays inside the node: neither is shared between jobs.
+// - Rail-optimized fabrics: one rail's tree is tracked (rails are symmetric under whole-node
+//   placement); with ECMP the other rails draw their own hashes, which this does not model.
+// - Traffic: a ring job sends one flow per NIC (per rail) from each node to the next node of its
+//   allocation in node order (NCCL orders ranks by topology); an all-to-all job sends from each node
+//   to every other node evenly (many small flows: spread evenly over cables even under ECMP).
+// - Routing: ECMP hashes every ring flow onto one cable of each bundle it crosses (seeded draw per
+//   flow and start); adaptive spreads over the bundle. Sharing: per cable (ECMP) or per bundle,
+//   max-min by water-filling over the flows there, each flow wanting its demand (a ring flow the
+//   NIC's line rate, an all-to-all flow its share of the NIC): flows are fair per flow, so a job
+//   with more flows on a link gets more of it, as on the SimGrid tier. Each link is filled on its
+//   own: a flow held back elsewhere does not return its unused share (so the slowdown can be
+//   above network-wide max-min's). A job's communication is as slow as its slowest flow.
+// - Time: jobs' communication phases overlap at random (each other job counts with its
+//   communication share, the probability it is communicating) or all at once ("aligned").
+// - Iteration slowdown: sigma = 1 + c (s_all / s_self - 1), c the job's exposed communication share
+//   alone, s_self its communication slowdown on the fabric alone (its own ECMP collisions and an
+//   oversubscribed fabric are part of "alone"), s_all with the other jobs.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/pool/interference_spec.hpp"
+
+namespace fleetsim {
+struct ClusterSpec;
+}
+
+namespace fleetsim::pool {
+
+// The fabric as the interference model sees it.
+struct FabricShape {
+  int nodes = 0;
+  int leaf_nodes = 1;          // nodes under one leaf group (one rail's leaf on rail-optimized fabrics)
+  int pod_nodes = 0;           // nodes per pod with a pod uplink bundle (0: two tiers, no pod links)
+  double leaf_capacity = 1.0;  // leaf uplink bundle, in NIC line rates
+  double pod_capacity = 1.0;
+  int flows_per_node = 1;      // ring flows a node sends to the next (NICs; 1 per rail on rail-optimized)
+  double nic_rate = 0.0;       // achievable bytes/s of one NIC (explicit jobs' communication time)
+};
+FabricShape fabric_shape(const ClusterSpec& cluster, int pool_nodes);
+
+struct LinkReport {
+  std::string name;         // "leaf-12", "pod-3"
+  double capacity = 0;      // NIC line rates
+  double mean_load = 0;     // time-averaged offered load / capacity
+  double peak_load = 0;     // highest offered load / capacity seen
+  double shared_hours = 0;  // hours with more than one job on it
+};
+
+// What a replication reports about interference (pool.interference_* outputs).
+struct InterferenceOut {
+  bool enabled = false;
+  double gpu_hours_lost = 0;           // allocated GPU-hours that ran slower because of other jobs: alloc x (1 - 1/sigma)
+  std::vector<float> slowdown;         // per finished training job submitted after the warm-up: mean sigma over its run
+  long long jobs = 0, shared_jobs = 0; // training jobs started after the warm-up; those that shared a link with another job
+  double gpus = 0, shared_gpus = 0;    // their requested GPUs
+  std::vector<double> link_load_mean, link_load_max, hot_links;  // sampled with the pool time series
+  std::vector<LinkReport> worst_links;
+  // pool.interference.jobs: iteration time alone and at the most contended moment of the run (for
+  // a pair that runs at once: together), the mean slowdown over the run, the communication
+  // slowdown on the fabric alone (oversubscription, own ECMP collisions).
+  struct JobTimes { std::string name; double alone_s = 0, together_s = 0, mean_slowdown = 1, comm_self = 1; };
+  std::vector<JobTimes> explicit_jobs;
+};
+
+class FabricSharing {
+ public:
+  FabricSharing(const FabricShape& shape, const InterferenceSpec& spec, std::uint64_t seed, int replication,
+                double measure_from);
+
+  // A running job's traffic enters the fabric (nodes: its whole nodes). `comm_share` is its exposed
+  // communication share alone; `gpus` weighs its priority under communication priority.
+  void add(int id, const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus, double now);
+  void remove(int id, double now);
+  // The iteration slowdown a job would see on these nodes now (nothing is changed; ECMP flows are
+  // taken as spread: the hash is not known before the job starts).
+  [[nodiscard]] double probe(const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus) const;
+  // Jobs (other than the one just added or removed) whose slowdown changed in the last add/remove.
+  [[nodiscard]] const std::vector<int>& changed() const { return changed_; }
+  [[nodiscard]] double sigma(int id) const;        // iteration slowdown from other jobs (1 when alone)
+  [[nodiscard]] double comm_self(int id) const;    // communication slowdown on the fabric alone
+  [[nodiscard]] double comm_all(int id) const;     // communication slowdown with the other jobs
+  [[nodiscard]] bool shared(int id) const;         // has shared a link with another job since added
+  [[nodiscard]] bool has(int id) const { return jobs_.count(id) != 0; }
+
+  // Offered load / capacity over links that carry traffic: mean over all links, max, and links above 1.
+  struct Sample { double mean = 0, max = 0; int hot = 0; };
+  [[nodiscard]] Sample sample() const;
+  // The links with the highest mean load over [measure_from, now].
+  std::vector<LinkReport> worst_links(double now, int count);
+
+ private:
+  struct Use {
+    int link = 0;
+    double flows = 0;                    // NIC line rates this job offers the link while communicating
+    double demand = 1;                   // line rate each of its flows wants (all-to-all: 1 / (n - 1) per peer)
+    std::vector<std::uint16_t> cables;   // ECMP: the cable of each ring flow (empty: spread evenly)
+  };
+  struct JobNet {
+    std::vector<Use> uses;
+    std::vector<double> use_s;           // communication slowdown on each use's link, with the others
+    double comm_share = 0, weight = 1, priority = 0;
+    double s_self = 1, s_all = 1, sigma = 1;
+    bool shared = false;
+  };
+  struct Link {
+    double capacity = 1;
+    int cables = 1;
+    std::vector<std::pair<int, int>> jobs;  // (job id, index of its Use)
+    double load = 0;                        // sum of weight x flows
+    double t_last = 0, load_int = 0, shared_int = 0, peak = 0;
+  };
+
+  void account(Link& l, double now);
+  // The job's flows per link (ECMP: hashed onto cables when `hash`).
+  std::vector<Use> build_uses(const std::vector<int>& nodes, TrafficPattern traffic, bool hash) const;
+  double slowdown_on(int id, const JobNet& j, const Use& u, bool alone) const;
+  void set_sigma(JobNet& j) const;
+  // Re-evaluates the other jobs on the links of `j` (only their uses of those links) after j came
+  // or went: O(jobs on those links), not O(their links).
+  void touch_others(int id, const JobNet& j);
+
+  FabricShape shape_;
+  InterferenceSpec spec_;
+  std::uint64_t seed_ = 1;
+  double measure_from_ = 0;
+  mutable std::uint64_t draws_ = 0;  // ECMP draws made so far (each start hashes anew)
+  std::vector<Link> links_;
+  int leaf_links_ = 0;
+  std::unordered_map<int, JobNet> jobs_;
+  std::vector<int> changed_;
+  mutable std::vector<std::pair<double, double>> classes_;  // scratch for the water-filling
+};
+
+}  // namespace fleetsim::pool

@@ -1,0 +1,33 @@
+"""analysis/plan_figures.py and analysis/report.py on a small `fleetsim plan -o plan.h5` (issue 26):
+the Pareto front, the cost waterfall and the HTML report."""
+import subprocess
+from pathlib import Path
+
+from conftest import fleetsim_binary
+
+ROOT = Path(__file__).resolve().parents[2]
+
+PLAN = """
+base: llama3-405b-16k
+workload: {tokens: 15.6T}
+constraints: {deadline: 70 d, facility_power_cap: 30 MW}
+candidates:
+  systems: [{gpu: h100-sxm-80gb, node: dgx-h100}]
+  gpus: [8192, 16384]
+"""
+
+
+def test_plan_figures_and_report(tmp_path):
+    (tmp_path / "plan.yaml").write_text(PLAN)
+    h5 = tmp_path / "plan.h5"
+    proc = subprocess.run([fleetsim_binary(), "plan", str(tmp_path / "plan.yaml"), "--threads", "2", "-o", str(h5)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    out = tmp_path / "rep"
+    proc = subprocess.run(["/usr/bin/python3", str(ROOT / "analysis" / "report.py"), str(h5), "-o", str(out)],
+                          capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "plan_pareto.png").stat().st_size > 1000
+    assert (out / "plan_waterfall.png").stat().st_size > 1000
+    html = (out / "report.html").read_text()
+    assert "fleetsim plan" in html and "Pareto" in html

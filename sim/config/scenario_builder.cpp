@@ -466,7 +466,9 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.facility = build_facility(p.sub("facility"), build_cooling(cl.sub("cooling")));
   const ParamSet& run = p.sub("run");
   s.run.duration = run.get<Seconds>("duration");
-  s.run.replications = run.integer("replications");
+  s.run.replications_auto = run.at("replications").text == "auto";
+  s.run.replications = s.run.replications_auto ? RunSpec::kAutoFirstReplications : run.integer("replications");
+  s.run.precision = run.num("precision");
   s.run.seed = static_cast<unsigned long long>(run.num("seed"));
   s.tier = p.sub("step").text("tier") == "simgrid" ? StepTier::SimGrid : StepTier::Analytical;
   check_layout(s, origin_of(wl, "parallel", file));

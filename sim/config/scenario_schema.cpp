@@ -28,6 +28,12 @@ Field with_max(Field f, double max) {
   return f;
 }
 
+// Words an integer field accepts instead of a count (run.replications: auto).
+Field with_words(Field f, std::vector<std::string> words) {
+  f.choices = std::move(words);
+  return f;
+}
+
 Field with_default(Field f, std::string def) {
   f.default_text = std::move(def);
   f.required = false;
@@ -418,7 +424,10 @@ S facility_schema() {
 S run_schema() {
   return make_schema("run", "The simulated training run.", {
       with_max(quantity("duration", dim<Seconds>(), "54 d", "simulated wall-clock span"), limits::kMaxRunSeconds),
-      integer("replications", "1", "independent Monte-Carlo replications", 1, limits::kMaxReplications),
+      with_words(integer("replications", "1", "independent Monte-Carlo replications; auto: doubled from 20 until the "
+                         "ETTR half-width (at --level) is below run.precision (sim/uncertainty/README.md)", 1,
+                         limits::kMaxReplications), {"auto"}),
+      real("precision", "0.001", "ETTR half-width that replications: auto stops at (0.001 = 0.1 point)", 0, 1, true),
       integer("seed", "1", "base random seed", 0),
   });
 }

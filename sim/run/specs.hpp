@@ -107,6 +107,12 @@ struct StragglerSpec {
 struct RunSpec {
   Seconds duration;
   int replications = 1;
+  // run.replications: auto (issue 25): `replications` is the first batch (kAutoFirstReplications),
+  // doubled by `fleetsim run` until the ETTR half-width at the run's level is below `precision`.
+  static constexpr int kAutoFirstReplications = 20;
+  static constexpr int kAutoMostReplications = 10240;
+  bool replications_auto = false;
+  double precision = 0.001;
   unsigned long long seed = 1;
 };
 

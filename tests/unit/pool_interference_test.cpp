@@ -285,8 +285,9 @@ TEST_CASE("pool interference: Alibaba HPN, one 2,304-GPU job in 3 tier-1 segment
   // Assumed (not in the quote): the same 1:1 tier-1 uplinks in both fabrics; ECMP per-flow hashing
   // in both (HPN's dual plane, I26, is a separate gain left out); a ring over the job's nodes; a
   // communication share of 0.2 alone (the stream default, not fitted here); 24 segments' worth of
-  // pool (3,072 GPUs) with the rest held by one other ring job.
-  const std::vector<std::string> base = {"cluster.gpus=3072", "pool.gpus=3072", "cluster.fabric.oversubscription=1",
+  // pool (3,072 GPUs) with the rest held by one other ring job (cluster.gpus 4,096 only keeps the
+  // scenario's training batch divisible; the pool is pool.gpus).
+  const std::vector<std::string> base = {"cluster.gpus=4096", "pool.gpus=3072", "cluster.fabric.oversubscription=1",
                                          "pool.interference.routing=ecmp"};
   auto with = [&](std::string leaf) {
     auto v = base;

@@ -55,6 +55,16 @@ int main(int argc, char** argv) {
   RunInputs thermal = large;
   thermal.throughput_factor = [](Seconds t) { return 0.99 + 0.01 * std::cos(2 * 3.141592653589793 * t.si() / 86400.0); };
   bench("131,072 GPUs x 90 d, thermal hook", thermal, threads, 10.0);
+  // Issue 27: fail-slow episodes (6 h, re-balanced after 30 min) and GC / sequence factors on.
+  RunInputs slow = large;
+  slow.stragglers.device_speed_sigma = 0.02;
+  slow.stragglers.fail_slow_rate_per_node = PerSecond(0.01 / 86400.0);
+  slow.stragglers.fail_slow_slowdown = 2.0;
+  slow.stragglers.fail_slow_duration = Seconds(6 * 3600.0);
+  slow.stragglers.fail_slow_detect = Seconds(1800.0);
+  slow.stragglers.fail_slow_policy = FailSlowPolicy::Rebalance;
+  slow.straggler_iteration_factor = 1.05;
+  bench("131,072 GPUs x 90 d, stragglers+fail-slow", slow, threads, 5.0);
   RunInputs weibull = small;
   for (auto& c : weibull.failures.components) c.weibull_shape = 0.7;
   bench("16,384 GPUs x 54 d, Weibull k=0.7", weibull, threads, 10.0);

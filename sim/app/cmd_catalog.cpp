@@ -64,6 +64,8 @@ std::string shown_value(const config::Field& f, const config::Param& p) {
       std::snprintf(buf, sizeof buf, "%g degC", p.number);
       return buf;
     case config::FieldType::Integer:
+      if (!p.text.empty()) return p.text;  // a word such as auto
+      [[fallthrough]];
     case config::FieldType::Real:
       std::snprintf(buf, sizeof buf, "%g", p.number);
       return buf;
@@ -85,7 +87,7 @@ std::string unit_of(const config::Field& f) {
   switch (f.type) {
     case config::FieldType::Quantity: return units::describe(f.dim).name;
     case config::FieldType::Temperature: return "temperature";
-    case config::FieldType::Integer: return "integer";
+    case config::FieldType::Integer: return f.choices.empty() ? "integer" : "integer|" + config::join(f.choices, "|");
     case config::FieldType::Real: return "ratio";
     case config::FieldType::Bool: return "bool";
     case config::FieldType::Choice: return config::join(f.choices, "|");

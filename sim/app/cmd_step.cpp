@@ -15,6 +15,7 @@
 #include "sim/config/load.hpp"
 #include "sim/pipeline/tier.hpp"
 #include "sim/results/report.hpp"
+#include "sim/step/slowdown.hpp"
 #include "sim/step/step_model.hpp"
 #include "sim/step/trace.hpp"
 #include "sim/uncertainty/annotate.hpp"
@@ -84,6 +85,7 @@ void step(const StepArgs& a) {
   }
   Report report;
   add_step_metrics(r, report);
+  add_slowdown_metrics(step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, r), report);
   const auto u = uncertainty::scenario_step_uncertainty(s, a.level);
   if (a.json) {
     Json j = Json::object();

@@ -101,6 +101,42 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
   for (const ParamSet& row : t.at("size_classes").rows)
     o.training.size_classes.push_back({row.integer("gpus"), row.num("share"), row.get<Seconds>("duration_median").si(),
                                        row.num("duration_sigma")});
+  {
+    const ParamSet& g = p.sub("stragglers");
+    auto& st = o.stragglers;
+    st.enabled = g.flag("enabled");
+    st.min_job_gpus = g.integer("min_job_gpus");
+    st.straggling_threshold = g.num("straggling_threshold");
+    st.tensor_parallel = g.integer("tensor_parallel");
+    st.pipeline_share = g.num("pipeline_share");
+    st.pipeline_stages_max = g.integer("pipeline_stages_max");
+    st.layers_per_stage_min = g.integer("layers_per_stage_min");
+    st.layers_per_stage_max = g.integer("layers_per_stage_max");
+    if (st.layers_per_stage_max < st.layers_per_stage_min)
+      throw ConfigError(file, "pool.stragglers.layers_per_stage_max", "must be at least layers_per_stage_min (" +
+                                                                          std::to_string(st.layers_per_stage_min) + ")");
+    st.loss_layer_forward = g.num("loss_layer_forward");
+    st.loss_layer_backward = g.num("loss_layer_backward");
+    st.stage_balanced_share = g.num("stage_balanced_share");
+    st.loss_layer_size_exponent = g.num("loss_layer_size_exponent");
+    st.microbatches_per_stage = g.integer("microbatches_per_stage");
+    st.compute_share = g.num("compute_share");
+    st.sequence_imbalance_share = g.num("sequence_imbalance_share");
+    st.seq_length = g.num("seq_length");
+    st.seq_doc_median = g.num("seq_doc_median");
+    st.seq_doc_sigma = g.num("seq_doc_sigma");
+    st.seq_packing = g.flag("seq_packing");
+    st.attention_share = g.num("attention_share");
+    st.gc_unsynchronized_share = g.num("gc_unsynchronized_share");
+    st.gc_pause_s = g.get<Seconds>("gc_pause").si();
+    st.gc_interval_steps = g.num("gc_interval_steps");
+    st.step_time_median_s = g.get<Seconds>("step_time_median").si();
+    st.step_time_sigma = g.num("step_time_sigma");
+    st.slow_host_node_probability = g.num("slow_host_node_probability");
+    st.slow_host_slowdown_median = g.num("slow_host_slowdown_median");
+    st.slow_host_slowdown_sigma = g.num("slow_host_slowdown_sigma");
+    st.device_speed_sigma = g.num("device_speed_sigma");
+  }
   const ParamSet& d = p.sub("development");
   o.dev.arrival_rate = d.get<PerSecond>("arrival_rate").si();
   o.dev.gpu_fraction = d.num("gpu_fraction");

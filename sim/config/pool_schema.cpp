@@ -97,6 +97,41 @@ std::shared_ptr<const Schema> inference_schema() {
   });
 }
 
+// Stragglers (issue 27): the job mix behind each training job's slowdown (sim/pool/stragglers.hpp).
+std::shared_ptr<const Schema> pool_stragglers_schema() {
+  return make("stragglers", "Per-job straggler slowdown drawn from its causes (sim/pool/stragglers.hpp).", {
+      boolean("enabled", "false", "draw a slowdown for every training job"),
+      integer("min_job_gpus", "128", "jobs counted in the straggler shares (ByteDance OSDI'25: >= 128 GPUs)"),
+      real("straggling_threshold", "1.1", "slowdown T / T_ideal at or above which a job straggles", 1, 1e3),
+      integer("tensor_parallel", "8", "tensor-parallel size of every job"),
+      real("pipeline_share", "0", "share of jobs with a pipeline (ByteDance: 78.9%)", 0, 1),
+      integer("pipeline_stages_max", "8", "most pipeline stages (uniform in log2 from 2)", 2, 1024),
+      integer("layers_per_stage_min", "4", "fewest transformer layers per stage"),
+      integer("layers_per_stage_max", "16", "most transformer layers per stage"),
+      real("loss_layer_forward", "0", "loss layer forward, in transformer-layer forwards", 0, 1e3),
+      real("loss_layer_backward", "0", "loss layer backward, in transformer-layer forwards", 0, 1e3),
+      real("stage_balanced_share", "0", "share of pipelines partitioned around the loss layer", 0, 1),
+      real("loss_layer_size_exponent", "0", "loss layer cost x (gpus / min_job_gpus)^-exponent (wider models in larger jobs)", 0, 2),
+      integer("microbatches_per_stage", "4", "microbatches per replica per pipeline stage"),
+      real("compute_share", "0.75", "compute on the critical path / iteration", 0, 1),
+      real("sequence_imbalance_share", "0", "share of jobs packing variable-length documents without re-balancing", 0, 1),
+      real("seq_length", "32768", "sequence length of those jobs, tokens", 1, 1e8),
+      real("seq_doc_median", "2000", "median document length, tokens", 1, 1e8),
+      real("seq_doc_sigma", "1.5", "sigma of ln(document length)", 0, 5),
+      boolean("seq_packing", "true", "documents packed into full sequences, attention per document"),
+      real("attention_share", "0.4", "attention share of a full-length sample's compute", 0, 1),
+      real("gc_unsynchronized_share", "0", "share of jobs whose ranks collect garbage on their own", 0, 1),
+      quantity("gc_pause", dim<Seconds>(), "300 ms", "one GC pause", 0, false),
+      real("gc_interval_steps", "500", "iterations between two pauses of one rank", 1),
+      quantity("step_time_median", dim<Seconds>(), "3 s", "iteration time of a job, median (lognormal)"),
+      real("step_time_sigma", "0.5", "sigma of ln(iteration time)", 0, 5),
+      real("slow_host_node_probability", "0", "probability that a node is in a fail-slow episode", 0, 1),
+      real("slow_host_slowdown_median", "2.5", "slowdown of a job holding a slow host, median (lognormal)", 1, 1e3),
+      real("slow_host_slowdown_sigma", "0.4", "sigma of ln(that slowdown)", 0, 5),
+      real("device_speed_sigma", "0", "per-GPU lognormal speed spread", 0, 1),
+  });
+}
+
 }  // namespace
 
 std::shared_ptr<const Schema> pool_schema() {
@@ -120,6 +155,7 @@ std::shared_ptr<const Schema> pool_schema() {
       section("training", training_stream_schema(), "training job stream"),
       section("development", dev_stream_schema(), "development job stream"),
       optional_table("inference", inference_schema(), "inference service groups (none by default)"),
+      section("stragglers", pool_stragglers_schema(), "per-job straggler slowdown (issue 27)"),
       section("interference", pool_interference_schema(), "jobs slowing each other on the shared fabric (issue 28)"),
   });
   return s;

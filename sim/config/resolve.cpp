@@ -260,7 +260,14 @@ Param Resolver::value(const YAML::Node& node, const Field& f, const std::string&
     }
     case FieldType::Integer: {
       std::string s = need_scalar("an integer");
-      if (!parse_integer(s, p.number)) throw ConfigError(file, path, "'" + s + "' is not an integer", line);
+      // A word the field accepts instead of a count (run.replications: auto) is kept as text.
+      if (std::find(f.choices.begin(), f.choices.end(), s) != f.choices.end()) {
+        p.text = s;
+        break;
+      }
+      if (!parse_integer(s, p.number))
+        throw ConfigError(file, path, "'" + s + "' is not an integer" +
+                                          (f.choices.empty() ? std::string() : " or " + join(f.choices, ", ")), line);
       const double max = std::min(f.max, static_cast<double>(limits::kMaxInteger));
       check_range(p.number, s, max, format_bound(max));
       break;

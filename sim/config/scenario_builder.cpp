@@ -112,7 +112,9 @@ FailureProfile build_failures(const ParamSet& p) {
             : scope == "spine_switch" ? ComponentScope::SpineSwitch
             : scope == "link" ? ComponentScope::Link
             : scope == "job" ? ComponentScope::Job
+            : scope == "domain" ? ComponentScope::Domain
                              : ComponentScope::Gpu;
+    c.domain_gpus = row.integer("domain_gpus");
     c.rate = row.get<PerSecond>("rate");
     c.weibull_shape = row.num("weibull_shape");
     c.mode = row.text("mode") == "hang" ? FailureMode::Hang : FailureMode::Crash;
@@ -242,6 +244,22 @@ StragglerSpec build_stragglers(const ParamSet& p) {
   s.fail_slow_slowdown = p.num("fail_slow_slowdown");
   s.fail_slow_detect = p.get<Seconds>("fail_slow_detect");
   s.device_speed_max_slowdown = p.num("device_speed_max_slowdown");
+  s.fail_slow_kind = p.text("fail_slow_kind") == "network" ? FailSlowKind::Network : FailSlowKind::Compute;
+  s.fail_slow_duration = p.get<Seconds>("fail_slow_duration");
+  const std::string& policy = p.text("fail_slow_policy");
+  s.fail_slow_policy = policy == "ignore" ? FailSlowPolicy::Ignore
+                       : policy == "rebalance" ? FailSlowPolicy::Rebalance
+                       : policy == "checkpoint_restart" ? FailSlowPolicy::CheckpointRestart
+                                                        : FailSlowPolicy::Swap;
+  s.gc_pause = p.get<Seconds>("gc_pause");
+  s.gc_interval_steps = p.num("gc_interval_steps");
+  s.gc_synchronized = p.flag("gc_synchronized");
+  s.seq_doc_median = p.num("seq_doc_median");
+  s.seq_doc_sigma = p.num("seq_doc_sigma");
+  s.seq_packing = p.flag("seq_packing");
+  s.seq_rebalance = p.flag("seq_rebalance");
+  s.degraded_link_share = p.num("degraded_link_share");
+  s.degraded_link_bandwidth = p.num("degraded_link_bandwidth");
   return s;
 }
 
@@ -431,13 +449,26 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
                         "--fp8-blockwise); " + g.name + " does not set it (use delayed, current or mxfp8)");
   }
   s.failures = build_failures(p.sub("failures"));
+  for (size_t i = 0; i < s.failures.components.size(); ++i) {  // correlated failure domains (issue 27)
+    const FailureComponent& c = s.failures.components[i];
+    const std::string key = "failures.components[" + std::to_string(i) + "].domain_gpus";
+    if (c.scope != ComponentScope::Domain) continue;
+    const std::string where = origin_of(p, "failures", file);
+    if (c.domain_gpus <= 0)
+      throw ConfigError(where, key, "scope domain needs the GPUs of one domain (e.g. 72 for an NVL72 rack)");
+    if (c.domain_gpus > s.cluster.gpus)
+      throw ConfigError(where, key, std::to_string(c.domain_gpus) + " GPUs is larger than the cluster (" +
+                                        std::to_string(s.cluster.gpus) + " GPUs); a domain must fit in cluster.gpus");
+  }
   s.recovery = build_recovery(p.sub("recovery"));
   s.checkpoint = build_checkpoint(p.sub("checkpoint"));
   s.stragglers = build_stragglers(p.sub("stragglers"));
   s.facility = build_facility(p.sub("facility"), build_cooling(cl.sub("cooling")));
   const ParamSet& run = p.sub("run");
   s.run.duration = run.get<Seconds>("duration");
-  s.run.replications = run.integer("replications");
+  s.run.replications_auto = run.at("replications").text == "auto";
+  s.run.replications = s.run.replications_auto ? RunSpec::kAutoFirstReplications : run.integer("replications");
+  s.run.precision = run.num("precision");
   s.run.seed = static_cast<unsigned long long>(run.num("seed"));
   s.tier = p.sub("step").text("tier") == "simgrid" ? StepTier::SimGrid : StepTier::Analytical;
   check_layout(s, origin_of(wl, "parallel", file));

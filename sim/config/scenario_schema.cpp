@@ -28,6 +28,12 @@ Field with_max(Field f, double max) {
   return f;
 }
 
+// Words an integer field accepts instead of a count (run.replications: auto).
+Field with_words(Field f, std::vector<std::string> words) {
+  f.choices = std::move(words);
+  return f;
+}
+
 Field with_default(Field f, std::string def) {
   f.default_text = std::move(def);
   f.required = false;
@@ -119,13 +125,14 @@ S failure_component_schema() {
   return make_schema("failure component", "One failure process, counted per component of `scope`.", {
       text("name", "", "short identifier, e.g. faulty_gpu"),
       text("category", "", "Table 5 category: GPU, Network, Host, Dependency, ..."),
-      choice("scope", {"gpu", "node", "nic", "leaf_switch", "spine_switch", "link", "job"}, "",
-             "what the rate is counted per"),
+      choice("scope", {"gpu", "node", "nic", "leaf_switch", "spine_switch", "link", "job", "domain"}, "",
+             "what the rate is counted per (domain: a correlated failure domain of domain_gpus GPUs)"),
       quantity("rate", dim<PerSecond>(), "", "interruptions per component per unit time, e.g. '0.061 /yr'", 0, false),
       real("weibull_shape", "1", "1 = exponential; < 1 infant mortality; > 1 wear-out", 0, 100, true),
       choice("mode", {"crash", "hang"}, "crash", "crash: seen in seconds; hang: only at the watchdog"),
       boolean("needs_repair", "true", "the node leaves the pool for repair (false: a reset fixes it)"),
       boolean("correlated_node_loss", "false", "takes down every node below the component (switches)"),
+      integer("domain_gpus", "0", "scope domain: GPUs one failure takes down (NVL72 rack 72, power shelf, CDU)", 0),
   });
 }
 
@@ -320,6 +327,20 @@ S stragglers_schema() {
       real("fail_slow_slowdown", "1.5", "compute slowdown of a fail-slow node (the step model turns it into an iteration time)", 1),
       real("device_speed_max_slowdown", "1.5", "cap on the slowest device (Sinha et al. SC'22: outliers up to 1.5x)", 1),
       quantity("fail_slow_detect", dim<Seconds>(), "30 min", "time until a slow node is evicted", 0, false),
+      // Issue 27 (sim/step/slowdown.hpp, sim/run/README.md): causes of slow iterations.
+      choice("fail_slow_kind", {"compute", "network"}, "compute", "what a fail-slow host slows (EROICA NSDI'26: both kinds)"),
+      quantity("fail_slow_duration", dim<Seconds>(), "0 h", "mean fail-slow episode if left alone (exponential); 0 = until mitigated", 0, false),
+      choice("fail_slow_policy", {"ignore", "rebalance", "swap", "checkpoint_restart"}, "swap",
+             "after detection: ignore, re-balance microbatches, swap the host (restart), checkpoint-and-restart in place"),
+      quantity("gc_pause", dim<Seconds>(), "0 ms", "one garbage-collection pause of one rank (ByteDance OSDI'25: 100s of ms)", 0, false),
+      real("gc_interval_steps", "500", "iterations between two GC pauses of one rank", 1),
+      boolean("gc_synchronized", "false", "every rank collects at the same iteration (planned GC)"),
+      real("seq_doc_median", "0", "median document length in tokens; 0 = fixed-length samples (no imbalance)", 0),
+      real("seq_doc_sigma", "1", "sigma of ln(document length)", 0, 5),
+      boolean("seq_packing", "true", "documents packed into full sequences, attention per document"),
+      boolean("seq_rebalance", "false", "sequences re-balanced across data-parallel ranks by cost"),
+      real("degraded_link_share", "0", "share of fabric links degraded at any time", 0, 1),
+      real("degraded_link_bandwidth", "0.5", "bandwidth a degraded link keeps", 0, 1, true),
   });
 }
 
@@ -403,7 +424,10 @@ S facility_schema() {
 S run_schema() {
   return make_schema("run", "The simulated training run.", {
       with_max(quantity("duration", dim<Seconds>(), "54 d", "simulated wall-clock span"), limits::kMaxRunSeconds),
-      integer("replications", "1", "independent Monte-Carlo replications", 1, limits::kMaxReplications),
+      with_words(integer("replications", "1", "independent Monte-Carlo replications; auto: doubled from 20 until the "
+                         "ETTR half-width (at --level) is below run.precision (sim/uncertainty/README.md)", 1,
+                         limits::kMaxReplications), {"auto"}),
+      real("precision", "0.001", "ETTR half-width that replications: auto stops at (0.001 = 0.1 point)", 0, 1, true),
       integer("seed", "1", "base random seed", 0),
   });
 }

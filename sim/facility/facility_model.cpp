@@ -213,7 +213,8 @@ FacilityResult evaluate_facility(const FacilityInputs& in) {
   w.energy_efficiency = e_it / e_fac;
   const double single = in.single_gpu_mfu > 0.0 ? in.single_gpu_mfu : in.mfu;
   w.single_gpu_efficiency = single * r.throughput_factor_mean;
-  w.parallel_scaling_efficiency = in.mfu / single;
+  w.straggler_efficiency = std::clamp(in.straggler_efficiency, 1e-9, 1.0);
+  w.parallel_scaling_efficiency = in.mfu / single * w.straggler_efficiency;
   w.ettr = in.productive_time / in.wall_clock;
   w.resource_utilization = f.resource_utilization;
   r.waterfall = make_waterfall(w, power.pool_gpus * units::to_hours(in.wall_clock),

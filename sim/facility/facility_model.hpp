@@ -31,6 +31,9 @@ struct FacilityInputs {
   double mfu = 0.0;                    // at scale, unthrottled
   double single_gpu_mfu = 0.0;         // one GPU's share with communication free; 0 = same as mfu
   double compute_busy_fraction = 1.0;  // share of an iteration the GPUs are compute-bound
+  // Issue 27: healthy iteration / iteration with stragglers and fail-slow hosts (from the step's
+  // slowdown processes and the run model); a sub-factor of parallel scaling (waterfall.hpp).
+  double straggler_efficiency = 1.0;
   // From the run model (one replication).
   Seconds wall_clock;
   Seconds productive_time;             // useful training (ETTR numerator)

@@ -41,6 +41,11 @@ Waterfall make_waterfall(const WaterfallFactors& f, double pool_gpu_hours, doubl
   double gpu_left = pool_gpu_hours, mwh_left = facility_mwh;
   for (size_t i = 0; i < kFactorOrder.size(); ++i) {
     const double x = factor_value(f, kFactorOrder[i]);
+    if (kFactorOrder[i] == Factor::ParallelScaling) {
+      const double se = f.straggler_efficiency;
+      w.stragglers.mwh = mwh_left * (1.0 - se);
+      w.stragglers.gpu_hours = gpu_left * (1.0 - se);
+    }
     w.losses[i].mwh = mwh_left * (1.0 - x);
     mwh_left *= x;
     if (kFactorOrder[i] != Factor::EnergyEfficiency) {

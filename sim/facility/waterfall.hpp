@@ -13,6 +13,12 @@ struct WaterfallFactors {
   double parallel_scaling_efficiency = 1.0;  // MFU at scale / single-GPU MFU
   double ettr = 1.0;                         // productive time / wall-clock
   double resource_utilization = 1.0;         // GPU-hours allocated / GPU-hours in the pool
+  // Part of parallel_scaling_efficiency, not a sixth factor: the healthy iteration over the
+  // iteration with stragglers and fail-slow hosts (issue 27). Stragglers belong to parallel
+  // scaling because they are time the job runs, synchronized, waiting for its slowest rank:
+  // ETTR (Kokolis et al.) counts that time as productive, and the step model's MFU, which
+  // parallel scaling divides by, is the healthy one.
+  double straggler_efficiency = 1.0;
   [[nodiscard]] double product() const {
     return energy_efficiency * single_gpu_efficiency * parallel_scaling_efficiency * ettr *
            resource_utilization;
@@ -38,6 +44,8 @@ struct Waterfall {
   WaterfallFactors factors;
   double effective_utilization = 1.0;
   std::array<FactorLoss, 5> losses{};  // indexed like kFactorOrder
+  // Of the parallel-scaling loss, the part lost to stragglers (attributed first inside it).
+  FactorLoss stragglers;
   double pool_gpu_hours = 0.0, useful_gpu_hours = 0.0;
   double facility_mwh = 0.0, useful_mwh = 0.0;
   [[nodiscard]] const FactorLoss& loss(Factor f) const;

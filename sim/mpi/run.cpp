@@ -18,7 +18,7 @@ namespace {
 
 // A field added to ReplicationResult must be added to put()/get() below as well, or the ranks
 // would silently drop it; this fails the build until it is (x86-64 layout).
-static_assert(sizeof(ReplicationResult) == 216, "ReplicationResult changed: serialize the new field in sim/mpi/run.cpp");
+static_assert(sizeof(ReplicationResult) == 232, "ReplicationResult changed: serialize the new field in sim/mpi/run.cpp");
 
 // Bytes of plain values, copied as they are (the same bits on every rank of one machine type).
 class Writer {
@@ -68,6 +68,7 @@ void put(Writer& w, const ReplicationResult& r) {
   w.put(static_cast<unsigned long long>(r.lost_hours.size()));
   for (const auto& [k, v] : r.lost_hours) w.put(k), w.put(v);
   w.put(r.productive_hours), w.put(r.compute_hours), w.put(r.stalled_hours), w.put(r.slow_hours);
+  w.put(r.fail_slow_lost_hours), w.put(r.fail_slow_outage_hours);
   w.put(static_cast<unsigned long long>(r.events.size()));
   for (const auto& e : r.events) w.put(e.time.si()), w.put(static_cast<int>(e.kind)), w.put(e.cause), w.put(e.duration.si());
   w.put(static_cast<unsigned long long>(r.timeline.size()));
@@ -93,6 +94,7 @@ void get(Reader& in, ReplicationResult& r) {
     r.lost_hours[k] = v;
   }
   in.get(r.productive_hours), in.get(r.compute_hours), in.get(r.stalled_hours), in.get(r.slow_hours);
+  in.get(r.fail_slow_lost_hours), in.get(r.fail_slow_outage_hours);
   in.get(n);
   r.events.resize(n);
   for (auto& e : r.events) {

@@ -11,6 +11,7 @@
 #include "sim/pipeline/tier.hpp"
 #include "sim/pool/pool_model.hpp"
 #include "sim/results/hdf5_writer.hpp"
+#include "sim/step/slowdown.hpp"
 #include "sim/workload/parameters.hpp"
 
 namespace fleetsim {
@@ -60,6 +61,16 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
     (*cache)[slowdown] = t;
     return t;
   };
+  // Slowdown processes (sim/step/slowdown.hpp): compute variation re-times the step through
+  // iteration_time (run::straggler_slowdown); the others come as iteration-time factors.
+  const step::SlowdownResult slowdown = step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, out.step);
+  const double T0 = out.step.iteration_time.si();
+  const double extra_s = slowdown.cause("gc_pauses") + slowdown.cause("sequence_length") + slowdown.cause("degraded_links");
+  in.straggler_iteration_factor = T0 > 0 ? 1.0 + extra_s / T0 : 1.0;
+  if (s.stragglers.fail_slow_kind == FailSlowKind::Network) {
+    in.fail_slow_factor = slowdown.fail_slow_factor;
+    in.fail_slow_rebalanced_factor = slowdown.fail_slow_rebalanced_factor;
+  }
   in.failure_rate_multiplier =
       failure_rate_multiplier(s.cluster, s.facility, out.step.compute_busy_fraction, s.run.duration);
   in.throughput_factor = throughput_factor(s.cluster, s.facility, out.step.compute_busy_fraction);
@@ -78,8 +89,15 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
     out.pool_simulated = true;
   }
 
+  // The stragglers' share of parallel scaling (waterfall.hpp): the steady slowdown of the run's
+  // healthy iteration, and per replication the throughput lost to fail-slow hosts.
+  const double steady_eff = out.run.iteration_time_s > 0 ? std::min(1.0, T0 / out.run.iteration_time_s) : 1.0;
+  auto fail_slow_eff = [](const ReplicationResult& rep) {
+    return rep.productive_hours > 0 ? std::clamp(1.0 - rep.fail_slow_lost_hours / rep.productive_hours, 1e-6, 1.0) : 1.0;
+  };
   for (const auto& rep : out.run.replications) {
     FacilityInputs fi;
+    fi.straggler_efficiency = steady_eff * fail_slow_eff(rep);
     fi.cluster = s.cluster;
     fi.facility = facility;
     fi.mfu = out.step.mfu;
@@ -108,10 +126,29 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
 
   out.report.set_prefix("step.");
   add_step_metrics(out.step, out.report);
+  add_slowdown_metrics(slowdown, out.report);
   out.report.set_prefix("run.");
   add_run_metrics(out.run, out.report);
   out.report.set_prefix("facility.");
   add_facility_metrics(out.facility, out.report);
+  {
+    // The stragglers loss by cause, split in proportion to each cause's share of -ln(efficiency):
+    // compute variation from the run's re-timed step, GC / sequence / links from their seconds,
+    // fail_slow from the replication's lost throughput.
+    const double f_var = T0 > 0 ? out.run.iteration_time_s / in.straggler_iteration_factor / T0 : 1.0;
+    const char* names[] = {"compute_variation", "gc_pauses", "sequence_length", "degraded_links", "fail_slow"};
+    std::map<std::string, std::vector<double>> by_cause;
+    for (size_t i = 0; i < out.facility.size(); ++i) {
+      const double total = out.facility[i].waterfall.stragglers.gpu_hours;
+      const double ln_extra = std::log(in.straggler_iteration_factor);
+      double w[5] = {std::log(std::max(1.0, f_var)), 0, 0, 0, -std::log(fail_slow_eff(out.run.replications[i]))};
+      for (int k = 1; k <= 3; ++k) w[k] = extra_s > 0 ? ln_extra * slowdown.cause(names[k]) / extra_s : 0.0;
+      double sum = 0;
+      for (double x : w) sum += x;
+      for (int k = 0; k < 5; ++k) by_cause[names[k]].push_back(sum > 0 ? total * w[k] / sum : 0.0);
+    }
+    for (const char* n : names) out.report.add(std::string("effective_utilization.loss_gpu_hours.stragglers_causes.") + n, summarize(by_cause[n]));
+  }
   if (out.power) add_power_dynamics_metrics(*out.power, out.report);
   out.report.add("resource_utilization_source", std::string(out.pool_simulated ? "pool simulation (pool:)" : "facility.resource_utilization"));
   if (out.pool_simulated) {

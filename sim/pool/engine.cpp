@@ -8,6 +8,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "sim/pool/stragglers.hpp"
 #include "sim/run/rng.hpp"
 
 namespace fleetsim::pool {
@@ -132,6 +133,14 @@ class Sim {
   std::vector<std::uint8_t> node_state_;          // 0 schedulable, 1 down, 2 spare
   int spares_idle_ = 0, down_nodes_ = 0;
   double train_gpus_ = 0, dev_eighths_ = 0, infer_used_ = 0, infer_held_ = 0;
+  // Straggler accounting (stragglers.hpp): GPUs of counted jobs running, and of those the share
+  // 1 - 1/S each wastes.
+  double straggler_gpus_ = 0, straggler_waste_gpus_ = 0;
+  void track_straggler(const Job& j, int gpus) {
+    if (!j.spec.straggler_counted) return;
+    straggler_gpus_ += gpus;
+    straggler_waste_gpus_ += gpus * static_cast<double>(j.spec.straggler_waste);
+  }
   int short_services_ = 0;
   double frag_gpus_ = 0;       // free GPUs unusable by the blocked head (0 when not blocked)
   double queued_gpus_ = 0;
@@ -160,6 +169,8 @@ void Sim::advance(double t) {
   out_.allocated_gpu_hours[0] += train_gpus_ * h;
   out_.allocated_gpu_hours[1] += dev_eighths_ / 8.0 * h;
   out_.allocated_gpu_hours[2] += infer_used_ * h;
+  out_.straggler_counted_gpu_hours += straggler_gpus_ * h;  // stragglers.hpp
+  out_.straggler_wasted_gpu_hours += straggler_waste_gpus_ * h;
   auto& L = out_.lost_gpu_hours;
   L[static_cast<int>(Loss::Fragmentation)] += frag_gpus_ * h;
   L[static_cast<int>(Loss::Idle)] += (free - frag_gpus_) * h;
@@ -274,7 +285,10 @@ void Sim::release(Job& j) {
     reclaiming_gpus_ -= j.alloc;
     j.reclaiming = false;
   }
-  if (j.spec.cls == JobClass::Training) train_gpus_ -= j.alloc;
+  if (j.spec.cls == JobClass::Training) {
+    train_gpus_ -= j.alloc;
+    track_straggler(j, -j.alloc);
+  }
   if (j.spec.cls == JobClass::Development) dev_eighths_ -= j.spec.eighths > 0 ? j.spec.eighths : 8 * j.alloc;
   j.alloc = 0;
   running_.erase({j.end, id});
@@ -308,8 +322,12 @@ void Sim::start(int id, int gpus) {
   const double speed = j.spec.eighths > 0 ? 1.0 : static_cast<double>(gpus) / j.spec.gpus;
   if (fabric_) net_attach(id);
   j.end = now_ + j.overhead + j.remaining / speed * j.sigma;
-  if (j.spec.cls == JobClass::Training) train_gpus_ += gpus;
-  else dev_eighths_ += j.spec.eighths > 0 ? j.spec.eighths : 8 * gpus;
+  if (j.spec.cls == JobClass::Training) {
+    train_gpus_ += gpus;
+    track_straggler(j, gpus);
+  } else {
+    dev_eighths_ += j.spec.eighths > 0 ? j.spec.eighths : 8 * gpus;
+  }
   running_.insert({j.end, id});
   if (j.spec.elastic && j.alloc < j.spec.gpus && j.spec.eighths == 0) shrunk_.insert(id);
   push(j.end, Ev::Finish, id, j.epoch);
@@ -556,6 +574,7 @@ void Sim::resize(int id, int gpus) {
   }
   ++out_.elastic_resizes;
   train_gpus_ += gpus - old;
+  track_straggler(j, gpus - old);
   if (j.reclaiming) reclaiming_gpus_ += gpus - old;
   running_.erase({j.end, id});
   j.alloc = gpus;
@@ -875,6 +894,12 @@ PoolReplication Sim::run() {
     ++spares_idle_;
   }
   auto specs = generate_jobs(s_, g_, (n - s_.spare_nodes) * g_, horizon_, in_.seed, rep_, in_.file);
+  const StragglerCounts straggler_counts = apply_stragglers(s_.stragglers, specs, in_.seed, rep_, warmup_);
+  out_.straggler_jobs = straggler_counts.counted;
+  out_.straggling_jobs = straggler_counts.straggling;
+  out_.last_stage_majority_jobs = straggler_counts.last_stage_majority;
+  out_.sequence_straggling_jobs = straggler_counts.sequence_straggling;
+  out_.host_majority_straggling_jobs = straggler_counts.host_majority_straggling;
   if (in_.run_job_gpus > 0) {
     // The scenario's own training job: submitted first, high priority, running past the horizon.
     JobSpec own;

@@ -58,6 +58,11 @@ struct PoolReplication {
   long long multi_node_jobs = 0, compact_multi_node_jobs = 0;  // compact: the fewest leaves possible
   long long events = 0;
   double pool_gpu_hours = 0.0;
+  // Stragglers (stragglers.hpp): counted training jobs, those >= the threshold, their GPU-hours
+  // and the part wasted (1 - 1/S of each job's).
+  long long straggler_jobs = 0, straggling_jobs = 0;
+  long long last_stage_majority_jobs = 0, sequence_straggling_jobs = 0, host_majority_straggling_jobs = 0;
+  double straggler_counted_gpu_hours = 0.0, straggler_wasted_gpu_hours = 0.0;
   // Sampled every pool.inference_interval: hours, and allocated share by class.
   std::vector<double> t_h, alloc, alloc_training, alloc_inference, alloc_dev, frag, queued_gpus;
   InterferenceOut interference;     // pool.interference.enabled only

@@ -31,6 +31,13 @@ const std::vector<MetricDef>& pool_metric_defs() {
       {"pool_gpus", "count", "GPUs in the pool"},
       {"days", "d", "simulated span"},
       {"resource_utilization_source", "", "where the pool factor of the waterfall comes from"},
+      // Stragglers (sim/pool/stragglers.hpp, issue 27), with pool.stragglers.enabled.
+      {"straggling_job_share", "1", "counted training jobs at least 10% slower than ideal (S >= threshold)"},
+      {"straggler_waste_share", "1", "share of counted jobs' allocated GPU-hours lost to stragglers (1 - 1/S)"},
+      {"straggler_jobs", "count", "training jobs counted in the straggler shares"},
+      {"straggler_causes.last_stage_majority", "1", "counted jobs whose last pipeline stage explains >= half of the slowdown"},
+      {"straggler_causes.sequence_length", "1", "straggling jobs with sequence-length imbalance"},
+      {"straggler_causes.slow_host_majority", "1", "straggling jobs whose slow host explains > half of the slowdown"},
       {"interference_slowdown", "1", "iteration slowdown from other jobs on the fabric, mean over each training job's run (finished jobs)"},
       {"interference_shared_jobs_share", "1", "training jobs that shared a fabric link with another job while running"},
       {"interference_shared_gpus_share", "1", "GPUs of the training jobs that shared a fabric link with another job"},
@@ -180,6 +187,7 @@ PoolResult simulate_pool(const Scenario& s, int threads) {
   const PoolInputs in = pool_inputs(s);
   PoolResult r;
   r.topology = in.topology;
+  r.stragglers = s.pool.stragglers.enabled;
   const int n = s.pool.replications;
   r.replications.resize(n);
   const auto t0 = std::chrono::steady_clock::now();
@@ -231,6 +239,25 @@ void add_pool_metrics(const PoolResult& r, Report& report) {
              }));
   if (!r.replications.empty() && r.replications.front().interference.enabled) add_interference_metrics(r, report);
   report.add("events", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.events); }));
+  if (r.stragglers) {
+    report.add("straggling_job_share", over_reps(r, [](const PoolReplication& p) {
+                 return p.straggler_jobs > 0 ? static_cast<double>(p.straggling_jobs) / static_cast<double>(p.straggler_jobs) : 0.0;
+               }));
+    report.add("straggler_waste_share", over_reps(r, [](const PoolReplication& p) {
+                 return p.straggler_counted_gpu_hours > 0 ? p.straggler_wasted_gpu_hours / p.straggler_counted_gpu_hours : 0.0;
+               }));
+    auto share = [](long long a, long long b) { return b > 0 ? static_cast<double>(a) / static_cast<double>(b) : 0.0; };
+    std::vector<double> ls, sq, sh;
+    for (const auto& p : r.replications) {
+      ls.push_back(share(p.last_stage_majority_jobs, p.straggler_jobs));
+      sq.push_back(share(p.sequence_straggling_jobs, p.straggling_jobs));
+      sh.push_back(share(p.host_majority_straggling_jobs, p.straggling_jobs));
+    }
+    report.add("straggler_causes.last_stage_majority", summarize(ls));
+    report.add("straggler_causes.sequence_length", summarize(sq));
+    report.add("straggler_causes.slow_host_majority", summarize(sh));
+    report.add("straggler_jobs", over_reps(r, [](const PoolReplication& p) { return static_cast<double>(p.straggler_jobs); }));
+  }
   report.add("pool_gpus", static_cast<double>(r.topology.nodes) * r.topology.gpus_per_node);
   if (!r.replications.empty())
     report.add("days", r.replications.front().t_h.size() > 0 ? r.replications.front().pool_gpu_hours /

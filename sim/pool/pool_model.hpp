@@ -14,6 +14,7 @@ namespace fleetsim::pool {
 struct PoolResult {
   Topology topology;
   std::vector<PoolReplication> replications;
+  bool stragglers = false;              // pool.stragglers.enabled: the straggler shares are reported
   double wall_s = 0.0;                  // host time of the simulation (not in the summary: not deterministic)
   [[nodiscard]] long long events() const;
   [[nodiscard]] Stat allocation_share() const;

@@ -78,6 +78,36 @@ struct InferenceGroup {
   bool trace_in_gpus = false;
 };
 
+// Stragglers in the pool (issue 27, sim/pool/stragglers.hpp): the job mix behind each training
+// job's slowdown. Defaults are off; scenarios/stragglers-bytedance.yaml gives every figure's source.
+struct PoolStragglerSpec {
+  bool enabled = false;
+  int min_job_gpus = 128;               // jobs counted in the shares (ByteDance: >= 128 GPUs)
+  double straggling_threshold = 1.1;    // S = T / T_ideal at or above which a job straggles (F01)
+  int tensor_parallel = 8;
+  double pipeline_share = 0.0;          // jobs with a pipeline (F08: 21.1% use none)
+  int pipeline_stages_max = 8;
+  int layers_per_stage_min = 4, layers_per_stage_max = 16;
+  double loss_layer_forward = 0.0;      // the loss layer's forward, in transformer-layer forwards (F09)
+  double loss_layer_backward = 0.0;     // its backward, in the same unit
+  double stage_balanced_share = 0.0;    // pipelines partitioned around the loss layer
+  // The loss layer's cost relative to a transformer layer goes as vocabulary / hidden size, and
+  // larger jobs train wider models: cost x (gpus / min_job_gpus)^-exponent (1/3: hidden ~ params^(1/3)
+  // at a fixed depth/width ratio, params ~ GPUs).
+  double loss_layer_size_exponent = 0.0;
+  int microbatches_per_stage = 4;       // microbatches per replica = this x stages
+  double compute_share = 0.75;          // compute on the critical path / iteration
+  double sequence_imbalance_share = 0.0;  // jobs packing variable-length documents, not re-balanced
+  double seq_length = 32768, seq_doc_median = 2000, seq_doc_sigma = 1.5, attention_share = 0.4;
+  bool seq_packing = true;
+  double gc_unsynchronized_share = 0.0; // jobs whose ranks collect garbage on their own
+  double gc_pause_s = 0.3, gc_interval_steps = 500;
+  double step_time_median_s = 3.0, step_time_sigma = 0.5;
+  double slow_host_node_probability = 0.0;  // a node is in a fail-slow episode (stationary)
+  double slow_host_slowdown_median = 2.5, slow_host_slowdown_sigma = 0.4;
+  double device_speed_sigma = 0.0;      // per-GPU lognormal speed spread (compute variation)
+};
+
 struct PoolSpec {
   bool enabled = false;             // the scenario has a pool: section
   int gpus = 0;                     // GPUs in the pool (0 = cluster.gpus)
@@ -100,6 +130,7 @@ struct PoolSpec {
   TrainingStream training;
   DevStream dev;
   std::vector<InferenceGroup> inference;
+  PoolStragglerSpec stragglers;
   InterferenceSpec interference;    // jobs slowing each other on the shared fabric (off by default)
 };
 

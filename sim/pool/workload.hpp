@@ -22,6 +22,8 @@ struct JobSpec {
   std::uint8_t priority = 0;  // 0 low, 1 high (training); inference replicas rank above both
   bool elastic = false;
   JobClass cls = JobClass::Training;
+  float straggler_waste = 0.0f;  // 1 - 1 / S of its straggler slowdown S (sim/pool/stragglers.hpp)
+  bool straggler_counted = false;  // in the straggler shares (large enough, after the warm-up)
 };
 
 // Training and development jobs submitted in [0, horizon), sorted by submission time. Sizes above

@@ -21,6 +21,7 @@ double component_count(ComponentScope scope, const RunInputs& in) {
       return in.spine_switches > 0 ? in.spine_switches : std::max(1.0, std::ceil(leaves / 2.0));
     case ComponentScope::Link: return in.links > 0 ? in.links : in.gpus;
     case ComponentScope::Job: return 1.0;
+    case ComponentScope::Domain: return 0.0;  // counted per component: domain_count
   }
   return 0.0;
 }
@@ -37,6 +38,7 @@ int nodes_lost(const FailureComponent& c, const RunInputs& in) {
     case ComponentScope::Link: return 1;
     case ComponentScope::LeafSwitch:
       return c.correlated_node_loss ? std::max(1, in.gpus_per_leaf / in.gpus_per_node) : 1;
+    case ComponentScope::Domain: return std::max(1, c.domain_gpus / std::max(1, in.gpus_per_node));
     case ComponentScope::SpineSwitch:  // ECMP routes around it after the restart; repaired aside
     case ComponentScope::Job: return 0;
   }
@@ -71,7 +73,9 @@ FailureModel build_failure_model(const RunInputs& in) {
     base.scope = c.scope;
     base.weibull_shape = c.weibull_shape;
     base.nodes_lost = nodes_lost(c, in);
-    base.count = component_count(c.scope, in);
+    base.count = c.scope == ComponentScope::Domain
+                     ? static_cast<double>(in.gpus) / std::max(1, c.domain_gpus)  // whole and partial domains
+                     : component_count(c.scope, in);
     base.rate = c.rate.si() * p.rate_scale * in.failure_rate_multiplier;
     if (base.rate <= 0 || base.count <= 0) continue;
     if (f > 0 && m > 1 && lemon_eligible(c.scope)) {

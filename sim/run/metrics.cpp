@@ -29,6 +29,13 @@ const std::vector<MetricDef>& run_metric_defs() {
       {"compute_hours", "h", "wall-clock time the GPUs computed (productive + lost work)"},
       {"stalled_hours", "h", "wall-clock time the GPUs were idle or stalled"},
       {"slow_hours", "h", "wall-clock time with a fail-slow node in the job"},
+      {"fail_slow_lost_hours", "h", "throughput lost while running with fail-slow nodes, in wall-clock hours"},
+      {"fail_slow_outage_hours", "h", "outages of fail-slow mitigation (swap, checkpoint_restart)"},
+      // Reported as facility.effective_utilization.loss_gpu_hours.stragglers_causes.* by the
+      // pipeline (sim/pipeline/run_pipeline.cpp), which splits the waterfall's stragglers loss
+      // over the step's and the run's causes.
+      {"effective_utilization.loss_gpu_hours.stragglers_causes.*", "GPU-h",
+       "stragglers loss by cause (adds up to loss_gpu_hours.stragglers)"},
       {"mtti_hours", "h", "expected job mean time to unexpected interruption, from the profile"},
       {"checkpoint_interval_s", "s", "compute time between checkpoints (fixed or Daly 2006)"},
       {"checkpoint_stall_s", "s", "blocking part of one checkpoint"},
@@ -72,6 +79,8 @@ void add_run_metrics(const RunResult& r, Report& report) {
   report.add("compute_hours", stat([](const ReplicationResult& x) { return x.compute_hours; }));
   report.add("stalled_hours", stat([](const ReplicationResult& x) { return x.stalled_hours; }));
   report.add("slow_hours", stat([](const ReplicationResult& x) { return x.slow_hours; }));
+  report.add("fail_slow_lost_hours", stat([](const ReplicationResult& x) { return x.fail_slow_lost_hours; }));
+  report.add("fail_slow_outage_hours", stat([](const ReplicationResult& x) { return x.fail_slow_outage_hours; }));
   report.add("mtti_hours", r.mtti_hours);
   report.add("checkpoint_interval_s", r.checkpoint_interval_s);
   report.add("checkpoint_stall_s", r.checkpoint_stall_s);

@@ -82,14 +82,32 @@ Prepared prepare(const RunInputs& in) {
   if (!in.iteration_time) throw ConfigError("", "run", "no iteration-time function was given to the run model");
   if (in.tokens_per_iteration < 0) throw ConfigError("", "workload.training", "tokens per iteration must not be negative");
   p.straggler_slowdown = straggler_slowdown(in.stragglers, in.gpus);
-  const Seconds healthy = in.iteration_time(p.straggler_slowdown);
-  const Seconds slow = in.stragglers.fail_slow_rate_per_node.si() > 0
-                           ? in.iteration_time(p.straggler_slowdown * std::max(1.0, in.stragglers.fail_slow_slowdown))
-                           : healthy;
-  if (healthy.si() <= 0 || slow.si() <= 0) throw InfeasibleError("the iteration time must be positive");
+  // Compute variation re-times the step (compute_slowdown); GC pauses, sequence lengths and
+  // degraded links come as an iteration-time factor from the caller (sim/step/slowdown.hpp).
+  const double extra = std::max(1.0, in.straggler_iteration_factor);
+  const Seconds healthy = Seconds(in.iteration_time(p.straggler_slowdown).si() * extra);
+  const bool fail_slow = in.stragglers.fail_slow_rate_per_node.si() > 0;
+  const double mag = std::max(1.0, in.stragglers.fail_slow_slowdown);
+  Seconds slow = healthy, rebalanced = healthy;
+  if (fail_slow) {
+    slow = in.fail_slow_factor > 0 ? Seconds(healthy.si() * std::max(1.0, in.fail_slow_factor))
+                                   : Seconds(in.iteration_time(p.straggler_slowdown * mag).si() * extra);
+    if (in.stragglers.fail_slow_policy == FailSlowPolicy::Rebalance) {
+      // The slow replica gets fewer microbatches: dp / (dp - 1 + 1/mag) of the healthy pace.
+      const double dp = p.dp;
+      const double g = dp > 1 ? dp / (dp - 1.0 + 1.0 / mag) : mag;
+      rebalanced = in.fail_slow_rebalanced_factor > 0
+                       ? Seconds(healthy.si() * std::max(1.0, in.fail_slow_rebalanced_factor))
+                       : Seconds(in.iteration_time(p.straggler_slowdown * g).si() * extra);
+    }
+  }
+  if (healthy.si() <= 0 || slow.si() <= 0 || rebalanced.si() <= 0) throw InfeasibleError("the iteration time must be positive");
   p.iteration_time_s = healthy.si();
   p.iter_rate = 1.0 / healthy.si();
   p.iter_rate_slow = 1.0 / slow.si();
+  p.iter_rate_rebalanced = 1.0 / rebalanced.si();
+  p.fail_slow_policy = in.stragglers.fail_slow_policy;
+  p.fail_slow_duration_s = in.stragglers.fail_slow_duration.si();
   // A token target runs about as long as its failure-free time (at most the 20-year horizon).
   check_expected_events(in, p.failures,
                         in.train_tokens > 0 && in.tokens_per_iteration > 0

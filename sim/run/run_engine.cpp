@@ -69,7 +69,9 @@ class Replication {
         if (next_weibull_[k] < t) { t = next_weibull_[k]; what = 4; wk = k; }
       consider(next_planned_, 5);
       consider(next_slow_, 6);
-      if (!slow_detect_.empty()) consider(slow_detect_.front(), 7);
+      // The fail-slow episode of the next detection (7) or end (8), cached between changes.
+      const size_t se = next_episode_;
+      if (se < episodes_.size()) consider(next_episode_time_, next_episode_what_);
 
       const Time reached = advance(now, t);
       now = reached;
@@ -88,13 +90,23 @@ class Replication {
           failure(now, p_.failures.classes[static_cast<size_t>(p_.failures.weibull[wk])]);
           break;
         case 5: next_planned_ = draw_after(planned_rng_, now, p_.planned_rate); planned(now); break;
-        case 6:
+        case 6: {
           next_slow_ = draw_after(slow_rng_, now, p_.fail_slow_rate);
           ++out_.fail_slow;
-          slow_detect_.push_back(now + p_.fail_slow_detect);  // onsets are in order: stays sorted
+          // An episode ends by itself after an exponential time of mean fail_slow_duration (0:
+          // only mitigation or a restart ends it); `ignore` never acts on the detection.
+          const Time end = p_.fail_slow_duration_s > 0 ? draw_after(slow_rng_, now, 1.0 / p_.fail_slow_duration_s) : kNever;
+          const Time detect = p_.fail_slow_policy == FailSlowPolicy::Ignore ? kNever : now + p_.fail_slow_detect;
+          episodes_.push_back({detect, end, false});
+          episodes_changed();
           log(now, EventKind::FailSlow, "fail_slow", p_.fail_slow_detect);
           break;
-        case 7: evict_slow(now); break;
+        }
+        case 7: detect_slow(now, se); break;
+        case 8:
+          episodes_.erase(episodes_.begin() + static_cast<long>(se));
+          episodes_changed();
+          break;
       }
     }
     finish(now);
@@ -118,7 +130,31 @@ class Replication {
     if (!p_.replica_mode) return 1.0;
     return static_cast<double>(p_.dp - static_cast<int>(rejoins_.size())) / p_.dp;
   }
-  [[nodiscard]] double rate() const { return slow_detect_.empty() ? p_.iter_rate : p_.iter_rate_slow; }
+  [[nodiscard]] bool unmitigated_slow() const { return unmitigated_ > 0; }
+  // After any change to episodes_: the count of unmitigated ones and the next episode event (a
+  // scan over the episodes in the job, instead of one at every event).
+  void episodes_changed() {
+    unmitigated_ = 0;
+    next_episode_ = episodes_.size();
+    next_episode_time_ = kNever;
+    for (size_t k = 0; k < episodes_.size(); ++k) {
+      if (!episodes_[k].rebalanced) ++unmitigated_;
+      if (episodes_[k].detect < next_episode_time_) {
+        next_episode_time_ = episodes_[k].detect;
+        next_episode_ = k;
+        next_episode_what_ = 7;
+      }
+      if (episodes_[k].end < next_episode_time_) {
+        next_episode_time_ = episodes_[k].end;
+        next_episode_ = k;
+        next_episode_what_ = 8;
+      }
+    }
+  }
+  [[nodiscard]] double rate() const {
+    if (episodes_.empty()) return p_.iter_rate;
+    return unmitigated_slow() ? p_.iter_rate_slow : p_.iter_rate_rebalanced;
+  }
   // Integral of the throughput hook from 0 to t, in seconds (t without a hook).
   [[nodiscard]] double hook_integral(double t) const {
     if (!in_.throughput_factor) return t;
@@ -193,7 +229,10 @@ class Replication {
       pending_work_ += w;
       pending_compute_ += dt * cap;
       acc_[kDegraded] += dt * (1.0 - cap);
-      if (!slow_detect_.empty()) out_.slow_hours += dt / 3600.0;
+      if (!episodes_.empty()) {
+        if (unmitigated_slow()) out_.slow_hours += dt / 3600.0;
+        out_.fail_slow_lost_hours += dt * cap * (1.0 - rate() / p_.iter_rate) / 3600.0;
+      }
       state(a, e, "training");
       a = e;
       if (reached) {
@@ -301,7 +340,8 @@ class Replication {
   // A full restart clears replica and fail-slow state: health checks on restart catch slow nodes.
   void reset_job_state() {
     while (!rejoins_.empty()) rejoins_.pop();
-    slow_detect_.clear();
+    episodes_.clear();
+    episodes_changed();
   }
 
   void failure(Time now, const FailureClass& c) {
@@ -374,11 +414,32 @@ class Replication {
     log(now, EventKind::Planned, "planned", d);
   }
 
-  // A fail-slow node detected: checkpoint, swap it for a spare, restart.
-  void evict_slow(Time now) {
-    slow_detect_.erase(slow_detect_.begin());
-    if (down_) return;  // swapped out during the outage that is already under way
+  // A fail-slow node detected: the policy's mitigation (sim/run/README.md, "Fail-slow episodes").
+  void detect_slow(Time now, size_t k) {
+    if (p_.fail_slow_policy == FailSlowPolicy::Rebalance) {
+      episodes_[k].rebalanced = true;
+      episodes_[k].detect = kNever;
+      episodes_changed();
+      log(now, EventKind::FailSlow, "fail_slow_rebalanced", 0);
+      return;
+    }
+    episodes_.erase(episodes_.begin() + static_cast<long>(k));
+    episodes_changed();
+    if (down_) return;  // swapped out or cleared during the outage that is already under way
     reset_job_state();
+    if (p_.fail_slow_policy == FailSlowPolicy::CheckpointRestart) {
+      // Checkpoint and restart in place: no spare, the restart's health checks clear the cause.
+      commit_at_ = now + p_.sync_stall;
+      const Time d = start_outage(now, {{kStalls, p_.sync_stall}, {kRestart, p_.restart_full}}, false);
+      out_.fail_slow_outage_hours += seconds_of(d) / 3600.0;
+      log(now, EventKind::Eviction, "fail_slow", d);
+      return;
+    }
+    evict_slow(now);
+  }
+
+  // Swap: checkpoint, swap the slow node for a spare, restart.
+  void evict_slow(Time now) {
     commit_at_ = now + p_.sync_stall;
     const Time ready = now + p_.sync_stall;
     const Time wait =
@@ -386,6 +447,7 @@ class Replication {
     const Time resched = pool_.has_pool() ? p_.resched_spare : p_.resched_wait;
     const Time d = start_outage(now, {{kStalls, p_.sync_stall}, {kWaiting, wait}, {kRescheduling, resched},
                                       {kRestart, p_.restart_full}}, false);
+    out_.fail_slow_outage_hours += seconds_of(d) / 3600.0;
     log(now, EventKind::Eviction, "fail_slow", d);
   }
 
@@ -431,7 +493,15 @@ class Replication {
   Time next_exp_ = kNever, next_planned_ = kNever, next_slow_ = kNever;
   std::vector<Time> next_weibull_;
   std::vector<double> weibull_cum_;  // cumulative intensity of each Weibull class at its last arrival
-  std::vector<Time> slow_detect_;  // detection times of the fail-slow nodes in the job, sorted
+  struct Episode {
+    Time detect, end;      // pending detection (kNever once acted on, or under `ignore`); its own end
+    bool rebalanced;       // policy rebalance: detected and worked around
+  };
+  std::vector<Episode> episodes_;  // fail-slow nodes in the job
+  int unmitigated_ = 0;            // of which not re-balanced
+  size_t next_episode_ = 0;        // index of the next detection or end (episodes_.size() if none)
+  Time next_episode_time_ = kNever;
+  int next_episode_what_ = 7;
   std::priority_queue<Time, std::vector<Time>, std::greater<>> rejoins_;
 
   // running state

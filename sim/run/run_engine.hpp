@@ -24,6 +24,9 @@ struct Prepared {
   double target_iterations = 0;   // 0 = run for the duration
   double iter_rate = 0;       // iterations per second, healthy (stragglers included)
   double iter_rate_slow = 0;  // with a fail-slow node in the job
+  double iter_rate_rebalanced = 0;  // with only re-balanced fail-slow nodes (policy rebalance)
+  FailSlowPolicy fail_slow_policy = FailSlowPolicy::Swap;
+  double fail_slow_duration_s = 0;  // mean episode length if left alone; 0 = until mitigated
   double planned_rate = 0;    // per second
   double fail_slow_rate = 0;  // per second, whole job
   int dp = 1;

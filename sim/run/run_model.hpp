@@ -41,6 +41,12 @@ struct RunInputs {  // everything the engine needs, decoupled from YAML
   double tokens_per_iteration = 0;
   double train_tokens = 0;           // 0 = run for run.duration
   std::function<Seconds(double compute_slowdown)> iteration_time;  // called once per state
+  // Slowdown processes beyond compute variation (sim/step/slowdown.hpp), as iteration-time
+  // factors: GC pauses, sequence lengths, degraded links (>= 1); while a fail-slow host is in the
+  // job and after re-balancing (0 = re-time the step with the compute slowdown instead).
+  double straggler_iteration_factor = 1.0;
+  double fail_slow_factor = 0.0;
+  double fail_slow_rebalanced_factor = 0.0;
   double failure_rate_multiplier = 1.0;  // hook: the facility model scales hazards
   std::function<double(Seconds t)> throughput_factor;  // hook: thermal throttling (1 = none); may be empty
   bool record_timeline = false;      // replication 0 keeps its state timeline (`run --trace`)
@@ -93,6 +99,11 @@ struct ReplicationResult {
   double compute_hours = 0;          // GPUs computing (productive + lost work): power model
   double stalled_hours = 0;          // GPUs idle or stalled (everything else)
   double slow_hours = 0;             // running with a fail-slow node in the job
+  // Wall-clock hours of throughput lost while running slow (fail-slow nodes, unmitigated or
+  // re-balanced): the time x (1 - slow pace / healthy pace). Counted as productive in ETTR; the
+  // waterfall charges it to `stragglers` (inside parallel scaling).
+  double fail_slow_lost_hours = 0;
+  double fail_slow_outage_hours = 0;  // outages begun by fail-slow mitigation (swap, checkpoint_restart)
   std::vector<Event> events;         // only filled for replication 0
   std::vector<StateSpan> timeline;   // replication 0 with RunInputs::record_timeline
 };

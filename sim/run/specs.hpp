@@ -11,7 +11,9 @@
 namespace fleetsim {
 
 // What one failure-process component is counted per: its count comes from the cluster.
-enum class ComponentScope { Gpu, Node, Nic, LeafSwitch, SpineSwitch, Link, Job };
+// Domain: a correlated failure domain of `domain_gpus` GPUs (NVLink domain / rack, power shelf,
+// CDU; issue 27): one failure takes every node of the domain out of the job.
+enum class ComponentScope { Gpu, Node, Nic, LeafSwitch, SpineSwitch, Link, Job, Domain };
 
 // How an interruption is noticed: a crash is seen in seconds, a hang only at the watchdog.
 enum class FailureMode { Crash, Hang };
@@ -25,6 +27,7 @@ struct FailureComponent {
   FailureMode mode = FailureMode::Crash;
   bool needs_repair = true;            // the node leaves the pool for repair (false: a reset fixes it)
   bool correlated_node_loss = false;   // a leaf switch takes down every node below it
+  int domain_gpus = 0;                 // scope domain: GPUs of one domain (its blast radius)
 };
 
 struct FailureProfile {
@@ -72,6 +75,12 @@ struct CheckpointSpec {
   double bytes_per_param = 14.0;       // bf16 weights + fp32 master + Adam m, v (§2.3)
 };
 
+enum class FailSlowKind { Compute, Network };
+// ignore: slow until the episode ends; rebalance: fewer microbatches for the slow data-parallel
+// replica once detected; swap: checkpoint, swap the host for a spare, restart; checkpoint_restart:
+// checkpoint and restart in place (clears transient causes), no spare needed.
+enum class FailSlowPolicy { Ignore, Rebalance, Swap, CheckpointRestart };
+
 struct StragglerSpec {
   double device_speed_sigma = 0.0;     // static per-GPU lognormal speed spread
   double device_speed_max_slowdown = 1.5;  // truncation: outliers up to 1.5x (Sinha et al. SC'22)
@@ -79,11 +88,31 @@ struct StragglerSpec {
   PerSecond fail_slow_rate_per_node;   // fail-slow events per node-second
   double fail_slow_slowdown = 1.5;     // iteration slowdown while a fail-slow node is in the job
   Seconds fail_slow_detect;            // time until a slow node is evicted
+  // Issue 27: the slowdown processes of sim/step/slowdown.hpp (sources there) and the fail-slow
+  // episode process of the run model (sim/run/README.md, "Fail-slow episodes").
+  FailSlowKind fail_slow_kind = FailSlowKind::Compute;  // what the slow host slows
+  Seconds fail_slow_duration;          // mean episode length if nothing is done (exponential); 0 = until mitigated
+  FailSlowPolicy fail_slow_policy = FailSlowPolicy::Swap;  // what happens once it is detected
+  Seconds gc_pause;                    // one garbage-collection pause of one rank; 0 = none
+  double gc_interval_steps = 500;      // iterations between two pauses of one rank
+  bool gc_synchronized = false;        // every rank collects at the same iteration (planned GC)
+  double seq_doc_median = 0;           // document length median, tokens; 0 = fixed-length samples
+  double seq_doc_sigma = 1.0;          // sigma of ln(document length)
+  bool seq_packing = true;             // documents packed into full sequences (attention per document)
+  bool seq_rebalance = false;          // sequences re-balanced across DP ranks by cost
+  double degraded_link_share = 0;      // share of fabric links degraded at any time
+  double degraded_link_bandwidth = 0.5;  // bandwidth a degraded link keeps
 };
 
 struct RunSpec {
   Seconds duration;
   int replications = 1;
+  // run.replications: auto (issue 25): `replications` is the first batch (kAutoFirstReplications),
+  // doubled by `fleetsim run` until the ETTR half-width at the run's level is below `precision`.
+  static constexpr int kAutoFirstReplications = 20;
+  static constexpr int kAutoMostReplications = 10240;
+  bool replications_auto = false;
+  double precision = 0.001;
   unsigned long long seed = 1;
 };
 

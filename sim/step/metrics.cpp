@@ -45,6 +45,12 @@ const std::vector<MetricDef>& step_metric_defs() {
       {"memory_gib.activations", "GiB", "activations of the microbatches in flight"},
       {"memory_gib.logits", "GiB", "logits and loss buffers (last stage)"},
       {"memory_gib.buffers", "GiB", "pipeline communication buffers"},
+      // Slowdown processes (sim/step/slowdown.hpp, issue 27).
+      {"stragglers.slowdown", "1", "expected iteration time with every slowdown process / healthy"},
+      {"stragglers.steady_slowdown", "1", "the same without fail-slow hosts (the run model's healthy iteration)"},
+      {"stragglers.fail_slow_factor", "1", "iteration stretch while an unmitigated fail-slow host is in the job"},
+      {"stragglers.fail_slow_probability", "1", "stationary probability that the job holds a fail-slow host"},
+      {"stragglers.extra_s.*", "s", "expected extra time per iteration by cause"},
   };
   return defs;
 }

@@ -85,5 +85,13 @@ TEST_CASE("run --replications auto doubles until the ETTR half-width is met, say
   CHECK(ettr(a.out) == ettr(b.out));
   const auto bad = run_fleetsim("run --replications auto --precision 0");
   CHECK(bad.code == 2);
-  CHECK(bad.out.find("--precision") != std::string::npos);
+  CHECK(bad.out.find("run.precision") != std::string::npos);
+  // The scenario keys take the same path as the flags: same count, same numbers.
+  const auto k = run_fleetsim("run --json --set run.replications=auto --set run.precision=0.0005");
+  REQUIRE(k.code == 0);
+  CHECK(ettr(k.out) == ettr(a.out));
+  CHECK(k.out.find("\"used\": " + std::to_string(used)) != std::string::npos);
+  const auto word = run_fleetsim("run --set run.replications=many");
+  CHECK(word.code == 2);
+  CHECK(word.out.find("run.replications") != std::string::npos);
 }

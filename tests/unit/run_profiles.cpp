@@ -25,6 +25,7 @@ const char* scope_name(ComponentScope s) {
     case ComponentScope::SpineSwitch: return "spine_switch";
     case ComponentScope::Link: return "link";
     case ComponentScope::Job: return "job";
+    case ComponentScope::Domain: return "domain";
   }
   return "?";
 }

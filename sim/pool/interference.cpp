@@ -59,6 +59,19 @@ FabricSharing::FabricSharing(const FabricShape& shape, const InterferenceSpec& s
   }
 }
 
+void FabricSharing::add_cables(Link& l, const Use& u, double weight, bool adding) {
+  if (u.cables.empty()) {
+    auto& [uses, sum] = l.unhashed[u.demand];
+    uses += adding ? 1 : -1;
+    sum += (adding ? weight : -weight) * u.flows / u.demand;
+    if (uses <= 0) l.unhashed.erase(u.demand);  // exact: no drift left behind
+    return;
+  }
+  if (l.cable_load.empty()) l.cable_load.assign(static_cast<size_t>(l.cables), 0.0);
+  for (std::uint16_t c : u.cables) l.cable_load[c] = std::max(0.0, l.cable_load[c] + (adding ? weight : -weight));
+  l.hashed_load = std::max(0.0, l.hashed_load + (adding ? weight : -weight) * u.flows);
+}
+
 void FabricSharing::account(Link& l, double now) {
   const double from = std::max(l.t_last, measure_from_);
   if (now > from) {
@@ -141,6 +154,7 @@ void FabricSharing::add(int id, const std::vector<int>& nodes, TrafficPattern tr
     account(l, now);
     l.jobs.emplace_back(id, k);
     l.load += j.weight * j.uses[k].flows;
+    add_cables(l, j.uses[k], j.weight, true);
     l.peak = std::max(l.peak, l.load / l.capacity);
     if (l.jobs.size() >= 2) {
       j.shared = true;
@@ -170,6 +184,11 @@ void FabricSharing::remove(int id, double now) {
     account(l, now);
     l.jobs.erase(std::find_if(l.jobs.begin(), l.jobs.end(), [&](const auto& p) { return p.first == id; }));
     l.load = l.jobs.empty() ? 0.0 : std::max(0.0, l.load - j.weight * u.flows);
+    add_cables(l, u, j.weight, false);
+    if (l.jobs.empty()) {  // no drift left behind
+      std::fill(l.cable_load.begin(), l.cable_load.end(), 0.0);
+      l.hashed_load = 0;
+    }
   }
   touch_others(id, j);
 }
@@ -229,7 +248,25 @@ double FabricSharing::slowdown_on(int id, const JobNet& j, const Use& u, bool al
     const double level = water_level(classes, avail);
     return std::max(1.0, u.demand / std::min(u.demand, level));
   };
+  // Fair sharing from the link's sums, O(demand classes) instead of O(jobs on the link); the same
+  // classes as the scan below (equal demands merged: water-filling does not tell them apart).
+  const bool sums = !priority && !alone;
+  const bool on_link = id >= 0;  // probe() asks for a job not (yet) on the link
+  auto add_unhashed = [&](double per_cable, const Use* own_use) {
+    for (const auto& [demand, us] : l.unhashed) {
+      double cnt = us.second;
+      if (own_use && on_link && demand == own_use->demand) cnt -= j.weight * own_use->flows / own_use->demand;
+      if (cnt > 1e-9) classes_.emplace_back(cnt / per_cable, demand);
+    }
+  };
   if (u.cables.empty()) {
+    if (sums) {
+      classes_.assign(1, {u.flows / u.demand, u.demand});
+      if (l.hashed_load > 1e-9) classes_.emplace_back(l.hashed_load, 1.0);
+      add_unhashed(1.0, &u);
+      const double level = water_level(classes_, l.capacity);
+      return std::max(1.0, u.demand / std::min(u.demand, level));
+    }
     return slowdown(u.flows / u.demand, l.capacity, [](const Use& o) { return o.flows / o.demand; });
   }
   const double cable_cap = l.capacity / l.cables;
@@ -241,7 +278,20 @@ double FabricSharing::slowdown_on(int id, const JobNet& j, const Use& u, bool al
     while (b < mine.size() && mine[b] == mine[a]) ++b;
     const std::uint16_t c = mine[a];
     const int cables = l.cables;
-    worst = std::max(worst, slowdown(static_cast<double>(b - a), cable_cap, [c, cables](const Use& o) {
+    const double own = static_cast<double>(b - a);
+    if (sums && !l.cable_load.empty()) {
+      // The other jobs' hashed flows on this cable (the cable's load less ours) form one class of
+      // demand 1; the flows spread over the bundle put 1 / cables of theirs on it.
+      const double others = std::max(0.0, l.cable_load[c] - (on_link ? j.weight * own : 0.0));
+      classes_.assign(1, {own, u.demand});
+      if (others > 1e-9) classes_.emplace_back(others, 1.0);
+      add_unhashed(static_cast<double>(cables), nullptr);
+      const double level = water_level(classes_, cable_cap);
+      worst = std::max(worst, std::max(1.0, u.demand / std::min(u.demand, level)));
+      a = b;
+      continue;
+    }
+    worst = std::max(worst, slowdown(own, cable_cap, [c, cables](const Use& o) {
                        return o.cables.empty() ? o.flows / o.demand / cables
                                                : static_cast<double>(std::count(o.cables.begin(), o.cables.end(), c));
                      }));

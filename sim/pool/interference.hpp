@@ -29,6 +29,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -122,10 +123,19 @@ class FabricSharing {
     int cables = 1;
     std::vector<std::pair<int, int>> jobs;  // (job id, index of its Use)
     double load = 0;                        // sum of weight x flows
+    // Fair sharing reads the other jobs' load from these sums instead of scanning every job on the
+    // link (first-fit at 100k GPUs puts hundreds of jobs on one pod bundle): weight x hashed (ECMP
+    // ring) flows per cable and in all; the flows not hashed (all-to-all, spread over the bundle)
+    // by their demand: demand -> (uses, weight x flows / demand).
+    std::vector<double> cable_load;
+    double hashed_load = 0;
+    std::map<double, std::pair<int, double>> unhashed;
     double t_last = 0, load_int = 0, shared_int = 0, peak = 0;
   };
 
   void account(Link& l, double now);
+  // Adds or takes away a use's hashed flows (times the job's weight) on the link's cable loads.
+  static void add_cables(Link& l, const Use& u, double weight, bool adding);
   // The job's flows per link (ECMP: hashed onto cables when `hash`).
   std::vector<Use> build_uses(const std::vector<int>& nodes, TrafficPattern traffic, bool hash) const;
   double slowdown_on(int id, const JobNet& j, const Use& u, bool alone) const;

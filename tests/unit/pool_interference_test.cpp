@@ -234,3 +234,112 @@ TEST_CASE("pool interference: deterministic at any thread count", "[unit][pool][
     CHECK(a.replications[k].interference.slowdown == b.replications[k].interference.slowdown);
   }
 }
+
+namespace {
+
+// One explicit job's iteration times from a pair scenario reshaped by `sets`, with the jobs'
+// placements replaced; compute and bytes per NIC per iteration the same for every job.
+fleetsim::pool::InterferenceOut::JobTimes placed_job(std::vector<std::string> sets,
+                                                     const std::vector<std::vector<int>>& nodes, double compute_s,
+                                                     double comm_bytes, const std::string& focus) {
+  Scenario s = pair_scenario(sets);
+  auto& jobs = s.pool.interference.jobs;
+  jobs.resize(nodes.size(), jobs.front());
+  const int G = s.cluster.node.gpus_per_node;
+  for (size_t k = 0; k < nodes.size(); ++k) {
+    jobs[k].name = std::string(1, static_cast<char>('a' + k));
+    jobs[k].nodes = nodes[k];
+    jobs[k].gpus = static_cast<int>(nodes[k].size()) * G;
+    jobs[k].compute_time_s = compute_s;
+    jobs[k].comm_bytes = comm_bytes;
+  }
+  const auto r = fleetsim::pool::simulate_pool(s, 1);
+  for (const auto& t : r.replications.front().interference.explicit_jobs)
+    if (t.name == focus) return t;
+  FAIL("no explicit job " << focus);
+  return {};
+}
+
+std::vector<int> node_range(int from, int to) {  // [from, to)
+  std::vector<int> v;
+  for (int k = from; k < to; ++k) v.push_back(k);
+  return v;
+}
+
+// The exposed communication share of an iteration, alone and uncontended: the model's documented
+// default for stream jobs (pool.interference.comm_share = 0.2), NOT fitted on the published cases
+// below. NDR NIC at 0.85 efficiency moves 42.5 GB/s, so 8.5 GB per NIC is 0.2 s next to 0.8 s.
+constexpr double kCompute = 0.8, kCommBytes = 8.5e9;
+
+}  // namespace
+
+TEST_CASE("pool interference: Alibaba HPN, one 2,304-GPU job in 3 tier-1 segments instead of 19 trains faster "
+          "(I28: +14.9%; band +5% .. +45%)",
+          "[unit][pool][interference][validation]") {
+  // Published (data/validation/fabric_interference.csv I28, Qian et al. SIGCOMM'24 Sec 9.1): a
+  // 2,300+ GPU production job spans 19 segments of 128 GPUs in DCN+ and 3 of 1K GPUs in HPN;
+  // end-to-end training "improved by more than 14.9%".
+  // Reproduced: the direction (fewer segments is faster) and the size within +5% .. +45% (the
+  // quote is a lower bound from one job; the band is wide because one ECMP collision more or less
+  // on the slowest ring hop moves it by the whole communication share).
+  // Assumed (not in the quote): the same 1:1 tier-1 uplinks in both fabrics; ECMP per-flow hashing
+  // in both (HPN's dual plane, I26, is a separate gain left out); a ring over the job's nodes; a
+  // communication share of 0.2 alone (the stream default, not fitted here); 24 segments' worth of
+  // pool (3,072 GPUs) with the rest held by one other ring job (cluster.gpus 4,096 only keeps the
+  // scenario's training batch divisible; the pool is pool.gpus).
+  const std::vector<std::string> base = {"cluster.gpus=4096", "pool.gpus=3072", "cluster.fabric.oversubscription=1",
+                                         "pool.interference.routing=ecmp"};
+  auto with = [&](std::string leaf) {
+    auto v = base;
+    v.push_back("cluster.fabric.gpus_per_leaf=" + leaf);
+    return v;
+  };
+  // DCN+: 16 nodes a segment; the job on nodes 8..295 touches segments 0..18 (19), the other job
+  // the rest (nodes 0..7 and 296..383).
+  std::vector<int> other_dcn = node_range(0, 8), tail = node_range(296, 384);
+  other_dcn.insert(other_dcn.end(), tail.begin(), tail.end());
+  const auto dcn = placed_job(with("128"), {node_range(8, 296), other_dcn}, kCompute, kCommBytes, "a");
+  // HPN: 128 nodes a segment; the job on nodes 0..287 touches segments 0..2 (3).
+  const auto hpn = placed_job(with("1024"), {node_range(0, 288), node_range(288, 384)}, kCompute, kCommBytes, "a");
+  const double gain = dcn.together_s / hpn.together_s - 1;
+  std::printf("  HPN I28: 2,304-GPU job, iteration %.3f s over 19 segments (DCN+), %.3f s over 3 (HPN): "
+              "%+.1f%% (published: more than +14.9%%; band +5%% .. +45%%)\n",
+              dcn.together_s, hpn.together_s, 100 * gain);
+  CHECK(gain > 0.05);
+  CHECK(gain < 0.45);
+}
+
+TEST_CASE("pool interference: Meta, racks only partly given to a job under fixed path assignment train >30% slower "
+          "(I33; band 1.30 .. 2.0)",
+          "[unit][pool][interference][validation]") {
+  // Published (fabric_interference.csv I33, Gangidi et al. SIGCOMM'24 via Meta's blog): a rack
+  // partly given to a job, one of its two hosts using the uplinks, under path pinning: uneven
+  // traffic on the rack switch's uplinks "degraded the training performance up to more than 30%".
+  // Reproduced: the direction (fragmented is slower than the same job with its traffic spread, and
+  // slower than whole racks under the same pinning) and the size: 1.30 .. 2.0 times the ideal.
+  // Assumed: Meta's rack of 16 GPUs (two 8-GPU hosts, I35) as the leaf, 1:1 uplinks (I35's pod);
+  // path pinning as a fixed per-flow hash onto one uplink (ECMP routing here); "ideal" as the
+  // same placement alone with traffic spread evenly (adaptive routing, what E-ECMP + QP scaling
+  // approach, I34); the other host of each rack held by a second job communicating at the same
+  // time (overlap aligned); a ring; communication share 0.2 alone (not fitted here).
+  const std::vector<std::string> base = {"cluster.gpus=512", "pool.gpus=512", "cluster.fabric.oversubscription=1",
+                                         "cluster.fabric.gpus_per_leaf=16"};
+  auto routed = [&](const char* r) {
+    auto v = base;
+    v.push_back(std::string("pool.interference.routing=") + r);
+    return v;
+  };
+  std::vector<int> even, odd;
+  for (int k = 0; k < 64; ++k) (k % 2 ? odd : even).push_back(k);
+  const auto frag_pinned = placed_job(routed("ecmp"), {even, odd}, kCompute, kCommBytes, "a");
+  const auto frag_spread = placed_job(routed("adaptive"), {even, odd}, kCompute, kCommBytes, "a");
+  const auto whole_pinned = placed_job(routed("ecmp"), {node_range(0, 32), node_range(32, 64)}, kCompute, kCommBytes, "a");
+  const double slow = frag_pinned.together_s / frag_spread.alone_s;
+  std::printf("  Meta I33: 256-GPU job, one host per rack, pinned %.3f s, spread %.3f s (alone %.3f s); whole racks "
+              "pinned %.3f s: fragmented + pinned %.2fx the ideal (published: more than 1.30x; band 1.30 .. 2.0)\n",
+              frag_pinned.together_s, frag_spread.together_s, frag_spread.alone_s, whole_pinned.together_s, slow);
+  CHECK(frag_pinned.together_s > whole_pinned.together_s);
+  CHECK(frag_pinned.together_s > frag_spread.together_s);
+  CHECK(slow >= 1.30);
+  CHECK(slow <= 2.0);
+}

@@ -26,13 +26,14 @@
 #include "sim/pool/pool_model.hpp"
 #include "sim/results/report.hpp"
 
-// The metric catalog (sim/results/report.cpp) names the step, run and facility catalogs too; this
+// The metric catalog (sim/results/report.cpp) names the step, run, facility and power catalogs too; this
 // harness reports no metric, and defining them empty here spares it the step, run and facility
 // models those files belong to. (Only the pool's catalog, sim/pool/pool_model.cpp, is real.)
 namespace fleetsim {
 const std::vector<MetricDef>& step_metric_defs() { static const std::vector<MetricDef> none; return none; }
 const std::vector<MetricDef>& run_metric_defs() { static const std::vector<MetricDef> none; return none; }
 const std::vector<MetricDef>& facility_metric_defs() { static const std::vector<MetricDef> none; return none; }
+const std::vector<MetricDef>& power_dynamics_metric_defs() { static const std::vector<MetricDef> none; return none; }
 }  // namespace fleetsim
 
 namespace {

@@ -7,34 +7,11 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/config/catalog.hpp"
-#include "sim/config/load.hpp"
-#include "sim/config/yaml_source.hpp"
-#include "sim/core/error.hpp"
-#include "sim/import/imported.hpp"
+#include "fuzz/import_round_trip.hpp"
 #include "sim/import/nemo_recipe.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const bool kept = (fleetsim::config::keep_files_in_memory(true), true);
-  (void)kept;
-  static const std::string scenario_path = fleetsim::config::scenarios_dir() + "/fuzz-imported.yaml";
-  std::string yaml;
-  try {
-    const auto imp = fleetsim::importer::read_nemo_recipe_text(std::string(reinterpret_cast<const char*>(data), size),
-                                                               "fuzz-recipe.yaml");
-    (void)fleetsim::importer::import_notes(imp);
-    yaml = fleetsim::importer::scenario_yaml(imp);
-  } catch (const fleetsim::ConfigError&) {
-    return 0;
-  } catch (const fleetsim::InfeasibleError&) {
-    return 0;
-  }
-  try {
-    // Completed with the default scenario's cluster, as a user would, so that the imported model
-    // and layout meet the layout checks.
-    (void)fleetsim::config::load_scenario_text("extends: llama3-405b-16k.yaml\n" + yaml, scenario_path);
-  } catch (const fleetsim::ConfigError&) {
-  } catch (const fleetsim::InfeasibleError&) {
-  }
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  fuzz::import_round_trip([&] { return fleetsim::importer::read_nemo_recipe_text(text, "fuzz-recipe.yaml"); });
   return 0;
 }

@@ -79,17 +79,6 @@ void decode_into(Reader& r, std::vector<plan::Design>& designs) {
     *v = r.num();
 }
 
-std::string gather_text(const std::string& mine, const World& w) {
-  int n = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<size_t>(w.size)), displs(static_cast<size_t>(w.size));
-  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  int total = 0;
-  for (int q = 0; q < w.size; ++q) displs[static_cast<size_t>(q)] = total, total += counts[static_cast<size_t>(q)];
-  std::string all(w.root() ? static_cast<size_t>(total) : 0, '\0');
-  MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-  return all;
-}
-
 }  // namespace
 
 plan::Evaluation evaluate_plan_on_ranks(const plan::PlanSpec& spec, plan::EvaluateOptions options) {
@@ -105,7 +94,7 @@ plan::Evaluation evaluate_plan_on_ranks(const plan::PlanSpec& spec, plan::Evalua
   int mine = 0;
   for (size_t i = 0; i < ev.designs.size(); ++i)
     if (ev.designs[i].status != "elsewhere") encode(wr, i, ev.designs[i]), ++mine;
-  const std::string all = gather_text(std::to_string(mine) + " " + wr.o.str() + "\n", w);
+  const std::string all = gather_to_root(std::to_string(mine) + " " + wr.o.str() + "\n");
   if (!w.root()) return ev;
   ev.layout_searches = sums[0], ev.runs = sums[1], ev.pruned = sums[2];
   // Rank 0's text comes first; every rank's block starts with its count.

@@ -54,18 +54,6 @@ std::vector<search::Candidate> decode(const std::string& text) {
   return out;
 }
 
-// Every rank's string, concatenated on rank 0 (empty elsewhere).
-std::string gather_text(const std::string& mine, const World& w) {
-  int n = static_cast<int>(mine.size());
-  std::vector<int> counts(static_cast<size_t>(w.size)), displs(static_cast<size_t>(w.size));
-  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-  int total = 0;
-  for (int q = 0; q < w.size; ++q) displs[static_cast<size_t>(q)] = total, total += counts[static_cast<size_t>(q)];
-  std::string all(w.root() ? static_cast<size_t>(total) : 0, '\0');
-  MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
-  return all;
-}
-
 }  // namespace
 
 search::SearchResult run_search_on_ranks(const Scenario& s, search::SearchOptions opt) {
@@ -81,8 +69,8 @@ search::SearchResult run_search_on_ranks(const Scenario& s, search::SearchOption
   MPI_Reduce(counts, sums, 5, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   std::ostringstream rej;
   for (const auto& [k, v] : r.rejected) rej << k << ' ' << v << '\n';
-  const std::string rejected = gather_text(rej.str(), w);
-  const std::string layouts = gather_text(encode(r.top), w);
+  const std::string rejected = gather_to_root(rej.str());
+  const std::string layouts = gather_to_root(encode(r.top));
   if (!w.root()) return r;
 
   r.candidates_evaluated = sums[0], r.feasible = sums[1], r.timed = sums[2], r.pruned_by_bound = sums[3],

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "sim/core/error.hpp"
 
@@ -73,6 +74,23 @@ World init() {
 }
 
 World world() { return g_world; }
+
+std::string gather_to_root(const std::string& mine) {
+  const World w = g_world;
+  if (w.size <= 1) return mine;
+#if FLEETSIM_HAVE_MPI
+  int n = static_cast<int>(mine.size());
+  std::vector<int> counts(static_cast<size_t>(w.size)), displs(static_cast<size_t>(w.size));
+  MPI_Gather(&n, 1, MPI_INT, counts.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  int total = 0;
+  for (int q = 0; q < w.size; ++q) displs[static_cast<size_t>(q)] = total, total += counts[static_cast<size_t>(q)];
+  std::string all(w.root() ? static_cast<size_t>(total) : 0, '\0');
+  MPI_Gatherv(mine.data(), n, MPI_CHAR, all.data(), counts.data(), displs.data(), MPI_CHAR, 0, MPI_COMM_WORLD);
+  return all;
+#else
+  return mine;  // unreachable: init() refuses several ranks without MPI
+#endif
+}
 
 void mark_children_plain() { setenv("FLEETSIM_MPI_CHILD", "1", 1); }
 

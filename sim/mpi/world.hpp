@@ -4,6 +4,8 @@
 // (sweep, run, search) calls init() first; a world of size 1 runs exactly as without MPI.
 #pragma once
 
+#include <string>
+
 namespace fleetsim::mpi {
 
 struct World {
@@ -28,6 +30,10 @@ World init();
 
 // The world init() returned (rank 0 of 1 before init).
 World world();
+
+// Every rank's string, concatenated in rank order on rank 0 (empty on the other ranks; the string
+// itself in a world of one). Collective: every rank of the world calls it.
+std::string gather_to_root(const std::string& mine);
 
 // Sets FLEETSIM_MPI_CHILD=1 in this process's environment, so child processes it starts (the
 // sweep's points) run as plain processes.

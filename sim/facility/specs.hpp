@@ -15,6 +15,17 @@ using WattsPerSecond = decltype(Watts() / Seconds());  // a power ramp rate
 
 enum class CoolingKind { AirChiller, AirEconomizer, LiquidDirect, Immersion };
 
+// The scenario's spelling of a kind (facility.cooling.kind; scenario_builder.cpp parses it).
+inline const char* cooling_kind_name(CoolingKind k) {
+  switch (k) {
+    case CoolingKind::AirChiller: return "air_chiller";
+    case CoolingKind::AirEconomizer: return "air_economizer";
+    case CoolingKind::LiquidDirect: return "liquid_direct";
+    case CoolingKind::Immersion: return "immersion";
+  }
+  return "air_chiller";
+}
+
 struct CoolingSpec {
   std::string name;
   CoolingKind kind = CoolingKind::AirChiller;

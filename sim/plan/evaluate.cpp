@@ -94,16 +94,6 @@ Scenario load_group_scenario(const config::ScenarioTree& tree, const std::vector
   throw *last;
 }
 
-std::string cooling_kind_name(CoolingKind k) {
-  switch (k) {
-    case CoolingKind::AirChiller: return "air_chiller";
-    case CoolingKind::AirEconomizer: return "air_economizer";
-    case CoolingKind::LiquidDirect: return "liquid_direct";
-    case CoolingKind::Immersion: return "immersion";
-  }
-  return "air_chiller";
-}
-
 }  // namespace
 
 const char* constraint_name(Constraint c) {

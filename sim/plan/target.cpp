@@ -31,16 +31,6 @@ std::string num(double v) {
   return buf;
 }
 
-std::string cooling_kind_name(CoolingKind k) {
-  switch (k) {
-    case CoolingKind::AirChiller: return "air_chiller";
-    case CoolingKind::AirEconomizer: return "air_economizer";
-    case CoolingKind::LiquidDirect: return "liquid_direct";
-    case CoolingKind::Immersion: return "immersion";
-  }
-  return "air_chiller";
-}
-
 std::vector<Lever> ettr_levers(const Scenario& s, bool with_rate_scale) {
   const double nodes = s.cluster.nodes();
   char exact[40];

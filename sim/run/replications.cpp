@@ -21,6 +21,7 @@ RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress, Re
   result.restart_s = run::seconds_of(p.restart_full);
   result.straggler_slowdown = p.straggler_slowdown;
   result.iteration_time_s = p.iteration_time_s;
+  result.per_node_lemons = p.failures.per_node;
 
   result.replications.resize(static_cast<size_t>(in.run.replications));
   std::vector<int> mine;  // the replications of this share, in order

@@ -85,7 +85,7 @@ def main(argv=None):
     ap.add_argument("-o", "--output", help="output directory (default out/whatif/nvl72_domain)")
     ap.add_argument("--replications", type=int, default=10)
     ap.add_argument("--days", type=float, default=30, help="simulated days per run")
-    ap.add_argument("--gpus", type=int, default=16128, help="GPUs (224 racks by default)")
+    ap.add_argument("--gpus", type=int, default=16384, help="GPUs (227.6 racks: the last partial one counts pro rata)")
     ap.add_argument("--spares", type=int, default=72, help="spare trays (72 = 4 racks)")
     a = ap.parse_args(argv)
     out = common.out_dir("nvl72_domain", a.output)
@@ -113,7 +113,7 @@ def main(argv=None):
         rows.append({"name": name, "failures": r["interruptions"]["unexpected"]["mean"], "ettr": r["ettr"]["mean"],
                      "wait_h": wait, "outage_gpuh": (1 - r["ettr"]["mean"]) * wall_h * a.gpus,
                      "out_share": share})
-    print(f"\nLlama 3 405B on {a.gpus:,} GB200 ({a.gpus // DOMAIN} NVL72 racks), {a.days:g} days x {a.replications} "
+    print(f"\nLlama 3 405B on {a.gpus:,} GB200 ({a.gpus / DOMAIN:.1f} NVL72 racks), {a.days:g} days x {a.replications} "
           f"replications, {a.spares} spare trays, mean repair {mttr_h:.1f} h\n")
     print(f"{'blast radius':>12} {'failures':>9} {'ETTR':>7} {'spare wait (h)':>15} {'GPU-h not productive':>21} "
           f"{'GPUs out (share)':>17}")
@@ -123,9 +123,10 @@ def main(argv=None):
     tray, rack = rows
     print("\nF39 (Arfeen et al.): ~10% of throughput lost with 0.1% of GPUs failed, TP across the domain.")
     print(f"{'failed GPUs':>12} {'tray lost':>10} {'rack lost':>10} {'2-rack replica':>15} {'4-rack replica':>15}")
-    for p in (0.0005, 0.001, 0.002, tray["out_share"] / TRAY * 1.0):
+    # The last row: this profile's own failed share (GPUs out under the tray radius, per GPU of a tray).
+    for p, label in ((0.0005, ""), (0.001, "  <- F39"), (0.002, ""), (tray["out_share"] / TRAY, "  <- gb200-nvl72 profile")):
         lost = [1 - (1 - p) ** n for n in (TRAY, DOMAIN, 2 * DOMAIN, 4 * DOMAIN)]
-        print(f"{100 * p:>11.3f}% " + " ".join(f"{100 * x:>{w}.2f}%" for x, w in zip(lost, (9, 9, 14, 14))))
+        print(f"{100 * p:>11.3f}% " + " ".join(f"{100 * x:>{w}.2f}%" for x, w in zip(lost, (9, 9, 14, 14))) + label)
     at = 1 - (1 - 0.001) ** DOMAIN
     print(f"\nAnswer: at 0.1% failed GPUs a rack-wide TP group loses {100 * at:.1f}% of the capacity (a tray "
           f"{100 * (1 - 0.999 ** TRAY):.1f}%), {100 * (1 - 0.999 ** (2 * DOMAIN)):.1f}% when a replica spans two racks: F39's "

@@ -153,7 +153,7 @@ TEST_CASE("the child's error line is the last 'error:' line of its stderr", "[un
 }
 
 TEST_CASE("a point runs as `fleetsim run` with the base and the point's overrides", "[unit]") {
-  GridBase base{"selene-a100", {"run.duration=5d"}, 3, 7};
+  GridBase base{"selene-a100", {"run.duration=5d"}, 3, 7, ""};
   auto points = expand_grid({parse_axis("checkpoint.interval=10 min")}, false, base);
   auto args = run_arguments(base, points[0], "out/p.h5", 2);
   CHECK(args == std::vector<std::string>{"run", "selene-a100", "--set", "run.duration=5d", "--set",

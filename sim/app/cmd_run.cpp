@@ -94,8 +94,6 @@ uncertainty::Provenance run_provenance(const RunUncertainty& u, const PipelineRe
   return p;
 }
 
-// HDF5: interval_lo, interval_hi, interval_level on each headline dataset; provenance_grade,
-// provenance_why, provenance_sources on the /metrics/step and /metrics/run groups.
 // replications: auto's outcome (sim/uncertainty/README.md, "Adaptive replications").
 struct AutoReplications {
   bool on = false;
@@ -103,6 +101,10 @@ struct AutoReplications {
   double ettr_half_width = 0, precision = 0;
   [[nodiscard]] bool reached() const { return ettr_half_width <= precision; }
 };
+
+// HDF5: interval_lo, interval_hi, interval_level on each headline dataset (the waterfall's five
+// factors included); provenance_grade, provenance_why, provenance_sources on the /metrics/step and
+// /metrics/run groups; replications: auto's outcome on /metrics/run.
 
 void annotate_results(ResultsFile& f, const RunUncertainty& u, const PipelineResult& r, const AutoReplications& autorep) {
   std::vector<std::pair<std::string, const uncertainty::Interval*>> values = {

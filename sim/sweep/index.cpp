@@ -187,8 +187,8 @@ void write_index(std::ostream& out, const std::vector<std::string>& keys, const 
     }
     out << ',' << r.status << ',' << csv_field(r.error);
     for (size_t i = 0; i < cols.size(); ++i) {
-      const std::optional<double> v = i < r.values.size() ? r.values[i] : std::nullopt;
-      out << ',' << (cols[i] == "provenance_grade" ? grade_text(v) : csv_number(v));
+      out << ',';
+      if (i < r.values.size()) out << (cols[i] == "provenance_grade" ? grade_text(r.values[i]) : csv_number(r.values[i]));
     }
     out << '\n';
   }

@@ -76,7 +76,15 @@ std::vector<JudgedPool> judged_pools() { return judged_pools_cached(); }
 
 Provenance pool_provenance(const Scenario& s, const pool::PoolResult& r, double level) {
   Provenance p;
-  const auto& judged = judged_pools_cached();
+  std::vector<JudgedPool> judged;
+  try {
+    judged = judged_pools_cached();
+  } catch (const std::exception& e) {
+    // The pool's numbers stand without the judged sources; say why there is no grade.
+    p.grade = Grade::Uncalibrated;
+    p.why = std::string("the judged pool sources could not be read (") + e.what() + ")";
+    return p;
+  }
   long long lo = judged.front().gpus, hi = lo;
   for (const auto& j : judged) {
     lo = std::min(lo, j.gpus);

@@ -124,9 +124,10 @@ std::vector<ValidationCase> meta_lemon_cases(int replications) {
   before.note = buf;
   cases.push_back(before);
   std::snprintf(buf, sizeof buf,
-                "after 30 d of retirement (2 failures in 7 d): %.1f of %.1f lemons and %.2f other nodes retired "
-                "(%.0f GPU-h); tolerance 2 points: the figure moves with the assumed job length",
-                k.retired_lemons, k.lemons_start, k.retired - k.retired_lemons, k.retirement_gpu_hours);
+                "30 d of retirement (2 failures in 7 d): %.1f lemons at the start, %.2f left; %.1f lemon and %.2f "
+                "other retirements (replacements come from the fleet and may be lemons; %.0f GPU-h); tolerance 2 "
+                "points: the figure moves with the assumed job length",
+                k.lemons_start, k.lemons_end, k.retired_lemons, k.retired - k.retired_lemons, k.retirement_gpu_hours);
   ValidationCase after = make_case(src, "RSC-1 after lemon retirement", "share of 512-GPU jobs that fail (%)",
                                    100 * kAfter, 100 * k.after, 2.0, true);
   after.note = buf;

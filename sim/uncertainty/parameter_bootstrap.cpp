@@ -86,7 +86,7 @@ ParameterDraws bootstrap_family(const CalibrationFamily& f, int draws, std::uint
   d.seed = seed;
   d.fit = fit_family(f, d.preset);
   d.calibration_error = calibration_error(f, d.fit);
-  for (int b = 1; b <= draws; ++b) d.draws.push_back(fit_family(f, d.fit, resample_weights(d.rows, seed, b, f.id)));
+  for (int b = 1; b <= draws; ++b) d.draws.push_back(fit_family(f, d.fit, resample_weights(d.rows, seed, b, f.id), true));
   return d;
 }
 
@@ -160,7 +160,7 @@ ParameterTerm parameter_term(const ClusterSpec& cluster, const WorkloadSpec& wor
   for (const auto& d : all) {
     bool all_carried = !d.draws.empty();
     for (size_t k = 0; k < d.names.size() && all_carried; ++k) {
-      const FittedParameter p{d.names[k], 0, 0, false};
+      const FittedParameter p{d.names[k], 0, 0, false, ""};
       all_carried = carries(cluster.gpu, p, d.preset[k]);
     }
     if (!all_carried) continue;
@@ -178,7 +178,7 @@ ParameterTerm parameter_term(const ClusterSpec& cluster, const WorkloadSpec& wor
     // time is the time at the two ends of the parameter's range (quantiles commute with a monotone
     // map), two evaluations instead of one per draw.
     const ParameterSpread& p = out.parameters.front();
-    const FittedParameter f{p.name, 0, 0, false};
+    const FittedParameter f{p.name, 0, 0, false, ""};
     ClusterSpec lo = cluster, hi = cluster;
     f.set(lo.gpu, p.lo);
     f.set(hi.gpu, p.hi);
@@ -195,7 +195,7 @@ ParameterTerm parameter_term(const ClusterSpec& cluster, const WorkloadSpec& wor
     for (const auto* d : applied) {
       if (b >= d->draws.size()) continue;
       for (size_t k = 0; k < d->names.size(); ++k) {
-        const FittedParameter p{d->names[k], 0, 0, false};
+        const FittedParameter p{d->names[k], 0, 0, false, ""};
         // The draw as a ratio to the full-sample fit, applied to the value the scenario carries.
         p.set(c.gpu, p.get(cluster.gpu) * d->draws[b][k] / d->fit[k]);
       }

@@ -29,6 +29,7 @@ struct FittedParameter {
   std::string name;  // the GPU preset key, e.g. "gemm_efficiency_fp8"
   double lo = 0, hi = 0;  // physical bounds (the calibrator's, with its sources)
   bool log_scale = false;  // searched in log10 (a size or a time spanning decades)
+  std::string bound_source;  // where the bounds come from (printed by the calibrator)
   [[nodiscard]] double get(const GpuSpec& g) const;
   void set(GpuSpec& g, double v) const;
 };
@@ -56,8 +57,9 @@ struct CalibrationFamily {
 // One parameter: a 41-point grid over the bounds, then golden-section search around the best
 // point (the objective is piecewise smooth in one variable; deterministic). Several: bounded
 // Nelder-Mead as the calibrator runs it (bench/calibrate_a100.cpp), from the start and restarted
-// once. Deterministic: no random starts.
+// once; `near_minimum` (a bootstrap resample started at the all-rows fit): a smaller first simplex,
+// not moved off a bound. Deterministic: no random starts.
 [[nodiscard]] std::vector<double> fit_family(const CalibrationFamily& f, const std::vector<double>& start,
-                                             const std::vector<double>& weight = {});
+                                             const std::vector<double>& weight = {}, bool near_minimum = false);
 
 }  // namespace fleetsim::uncertainty

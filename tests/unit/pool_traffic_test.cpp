@@ -34,7 +34,8 @@ TEST_CASE("pool traffic: one step-model class per size and model, TP inside the 
                 t.profile.pattern == fleetsim::TrafficPattern::AllToAll ? "all-to-all" : "ring");
     CHECK(t.iteration_s > 0);
     CHECK(t.crossing.find("tp") == std::string::npos);  // TP stays in NVLink (TP <= GPUs per node)
-    CHECK(t.crossing.find("dp") != std::string::npos);  // 16+ GPUs: the data-parallel groups span nodes
+    CHECK_FALSE(t.crossing.empty());  // 16+ GPUs: some group (DP, or PP when DP fits in a node) spans nodes
+    if (t.gpus >= 64) CHECK(t.crossing.find("dp") != std::string::npos);  // DP > 8 / TP: across nodes
     CHECK(t.profile.comm_share > 0);
     CHECK(t.profile.comm_share < 1);
     CHECK(t.fabric_bytes > 0);
@@ -44,7 +45,8 @@ TEST_CASE("pool traffic: one step-model class per size and model, TP inside the 
     REQUIRE(t.profile.s_grid.size() == t.profile.t_rel.size());
     CHECK(t.profile.t_rel.front() == 1.0);
     for (size_t k = 1; k < t.profile.t_rel.size(); ++k) CHECK(t.profile.t_rel[k] >= t.profile.t_rel[k - 1] - 1e-12);
-    CHECK(t.profile.relative_time(3.0) - 1.0 <= 2.0 * t.profile.comm_share + 1e-9);
+    // Slowing communication 3x costs at most twice its time at line rate (1% for per-message latency).
+    CHECK(t.profile.relative_time(3.0) - 1.0 <= 2.02 * t.profile.comm_share + 1e-9);
   }
   // A job picks the class at or below its size; between classes the smaller one's traffic.
   CHECK(fleetsim::pool::traffic_for(in.traffic, 48, false).gpus == 32);

@@ -4,12 +4,13 @@ the fabric?
 
 scenarios/pool-100k-mixed.yaml (100,000 H100 on Meta's Llama 3 Clos: 16-GPU racks, 3,072-GPU pods,
 1:7 between pods) under `fleetsim pool` with pool.interference on (issue 28: ECMP, multi-node jobs'
-rings and a quarter all-to-all, a fifth of an uncontended iteration in exposed communication):
+traffic from the step model of each size class's representative model, a quarter of the jobs MoE;
+--comm-share 0.2 gives the first round's fixed fifth of an iteration in exposed communication):
 first-fit (gangs on the lowest free nodes), topology (fewest pods, then racks) and network-aware
 placement, at 1:1 and 3:1 leaf oversubscription. The answer: the GPU-hours interference costs each
 placement, and the useful throughput (allocated GPU-hours less those lost to interference).
 
-    scripts/whatif/pool_topology_100k.py [-o DIR] [--days D] [--warmup W] [--quick]
+    scripts/whatif/pool_topology_100k.py [-o DIR] [--days D] [--warmup W] [--comm-share C] [--quick]
 
 Measured window and warm-up (the "1-day vs 7-day" discrepancy of issue 28's first round). The pool
 starts empty, and after the default 2-day warm-up the interference loss per day is not yet
@@ -30,7 +31,7 @@ So a 1-day measurement says topology saves 77,602 GPU-h a day (78%), the 7-day o
 moves with a few large jobs (single replication: no band). Neither is the steady state; from day
 5 on (7 days from empty) first-fit loses 470-600k and topology 80-150k GPU-h a day (a saving of
 about 75-85%). Use --warmup 7 (or more) for steady-state figures; the default stays 2 days so the
-table in scripts/whatif/README.md reproduces.
+first round's table in scripts/whatif/README.md reproduces (with --comm-share 0.2).
 """
 from __future__ import annotations
 
@@ -63,6 +64,9 @@ def main(argv=None):
     ap.add_argument("--days", type=float, default=7, help="measured days per run (after a 2-day warm-up)")
     ap.add_argument("--warmup", type=float, default=2,
                     help="warm-up days before measuring (the pool starts empty; see the docstring: 7+ for steady state)")
+    ap.add_argument("--comm-share", type=float, default=None,
+                    help="stream jobs' exposed communication share (the first round's input, 0.2); default: each job's "
+                         "traffic from the step model of its size class")
     ap.add_argument("--quick", action="store_true", help="3:1 only")
     a = ap.parse_args(argv)
     out = common.out_dir("pool_topology_100k", a.output)
@@ -72,7 +76,8 @@ def main(argv=None):
         for name, color in PLACEMENTS:
             p = pool_json([f"pool.placement={name}", f"cluster.fabric.oversubscription={over}", "pool.interference.enabled=true",
                            "pool.interference.all_to_all_share=0.25", f"pool.duration={a.days:g} d", f"pool.warmup={a.warmup:g} d",
-                           "pool.replications=1"])["pool"]
+                           "pool.replications=1"] + ([] if a.comm_share is None else
+                                                      [f"pool.interference.comm_share={a.comm_share:g}"]))["pool"]
             alloc = sum(common.get(p, f"allocated_gpu_hours.{c}") for c in ("training", "development", "inference"))
             lost = common.get(p, "gpu_hours_lost.interference")
             total = common.get(p, "pool_gpus") * a.days * 24

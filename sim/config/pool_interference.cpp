@@ -4,6 +4,9 @@
 #include <map>
 
 #include "sim/config/pool_config.hpp"
+#include "sim/config/resolve.hpp"
+#include "sim/config/scenario_builder.hpp"
+#include "sim/config/yaml_source.hpp"
 #include "sim/core/error.hpp"
 
 namespace fleetsim::config {
@@ -33,11 +36,47 @@ std::shared_ptr<const Schema> explicit_job_schema() {
 
 TrafficPattern traffic_of(const std::string& t) { return t == "all-to-all" ? TrafficPattern::AllToAll : TrafficPattern::Ring; }
 
+std::shared_ptr<const Schema> stream_model_schema() {
+  return make("model", "A representative model for the stream's training jobs from a size on (their traffic from the step model).", {
+      integer("min_gpus", "1", "the row serves jobs of at least this many GPUs (up to the next row's)"),
+      text("model", "", "catalog workload model (models/workloads/<name>.yaml) or a YAML file"),
+      boolean("moe", "false", "the row serves the MoE share of the stream (all_to_all_share) instead of the dense jobs"),
+  });
+}
+
+// The default mapping of job sizes to representative models (sim/pool/README.md, "Stream traffic
+// from the step model"): Llama 3 at the sizes Meta and NVIDIA train each (NeMo's 8B recipes on 8-64
+// GPUs, 70B on 64-1,024, 405B on 1,024 and more; Llama 3 Table 4: 405B on 8-16k), Mixtral 8x7B
+// for the MoE share (NeMo's Mixtral recipes on 64-256 GPUs).
+struct DefaultModel { int min_gpus; bool moe; const char* name; };
+constexpr DefaultModel kDefaultModels[] = {
+    {1, false, "llama3-8b"}, {128, false, "llama3-70b"}, {1024, false, "llama3-405b"}, {1, true, "mixtral-8x7b"}};
+
+ModelSpec load_model(const std::string& name, const std::string& file, const std::string& key) {
+  Field field = preset("x", "workloads", "stream model");
+  field.section = kind_schema("workloads");
+  Schema wrapper;
+  wrapper.name = "stream model";
+  wrapper.fields = {field};
+  YAML::Node node(YAML::NodeType::Map);
+  node["x"] = name;
+  try {
+    Resolver resolver;
+    return build_model(resolver.resolve(node, wrapper, "workloads", "<workloads preset " + name + ">").sub("x"));
+  } catch (const ConfigError& e) {
+    throw ConfigError(file, key, "model '" + name + "': " + e.message());
+  }
+}
+
 }  // namespace
 
 std::shared_ptr<const Schema> pool_interference_schema() {
   Field jobs = table("jobs", explicit_job_schema(), "explicit jobs with fixed placements, besides the streams");
   jobs.required = false;
+  Field models = table("models", stream_model_schema(),
+                       "representative models per job size for the stream's traffic (default: llama3-8b from 1 GPU, "
+                       "llama3-70b from 128, llama3-405b from 1024; mixtral-8x7b for the MoE share)");
+  models.required = false;
   return make("interference", "Jobs slowing each other on the shared fabric (off by default).", {
       boolean("enabled", "false", "model the running jobs' traffic on the fabric and the slowdown where they share links"),
       choice("routing", {"ecmp", "adaptive"}, "ecmp",
@@ -46,8 +85,12 @@ std::shared_ptr<const Schema> pool_interference_schema() {
              "random: other jobs count with their communication share; aligned: all communicate at once (worst case)"),
       choice("sharing", {"fair", "comm-priority"}, "fair",
              "fair: max-min per flow; comm-priority: jobs whose communication blocks the most GPU time first (Crux)"),
-      real("comm_share", "0.2", "stream jobs: exposed inter-node communication / iteration time on an idle fabric", 0, 1),
-      real("all_to_all_share", "0", "stream jobs: share with all-to-all (expert-parallel) traffic instead of a ring", 0, 1),
+      real("comm_share", "0.2",
+           "override: stream jobs' exposed inter-node communication / iteration time on an idle fabric; when set it wins "
+           "over the step model (unset: each job's traffic from its size's representative model, see models)", 0, 1),
+      real("all_to_all_share", "0",
+           "stream jobs: share running the MoE representative (with comm_share set: all-to-all traffic instead of a ring)", 0, 1),
+      models,
       jobs,
   });
 }
@@ -59,7 +102,29 @@ void build_pool_interference(const ParamSet& p, Scenario& s, const std::string& 
   o.overlap = p.text("overlap") == "aligned" ? CommOverlap::Aligned : CommOverlap::Random;
   o.sharing = p.text("sharing") == "comm-priority" ? LinkSharing::CommPriority : LinkSharing::Fair;
   o.comm_share = p.num("comm_share");
+  o.traffic_from_step = p.at("comm_share").origin == "default" || p.at("comm_share").origin.empty();
   o.all_to_all_share = p.num("all_to_all_share");
+  o.stream_models.clear();
+  if (o.enabled && o.traffic_from_step) {
+    const auto& rows = p.at("models").rows;
+    if (rows.empty())
+      for (const DefaultModel& d : kDefaultModels) {
+        if (d.moe && !(o.all_to_all_share > 0)) continue;
+        o.stream_models.push_back({d.min_gpus, d.moe, d.name, load_model(d.name, file, "pool.interference.models")});
+      }
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const std::string k = "pool.interference.models[" + std::to_string(i) + "]";
+      const std::string name = rows[i].text("model");
+      if (name.empty()) throw ConfigError(file, k + ".model", "every row needs a catalog model (models/workloads/<name>.yaml)");
+      o.stream_models.push_back({rows[i].integer("min_gpus"), rows[i].flag("moe"), name, load_model(name, file, k + ".model")});
+    }
+    std::stable_sort(o.stream_models.begin(), o.stream_models.end(),
+                     [](const StreamModel& a, const StreamModel& b) { return a.min_gpus < b.min_gpus; });
+    if (o.all_to_all_share > 0 && std::none_of(o.stream_models.begin(), o.stream_models.end(),
+                                               [](const StreamModel& m) { return m.moe; }))
+      throw ConfigError(file, "pool.interference.models",
+                        "all_to_all_share > 0 needs a row with moe: true (the MoE jobs' representative model)");
+  }
   o.jobs.clear();
   for (const ParamSet& row : p.at("jobs").rows) {
     ExplicitJob e;

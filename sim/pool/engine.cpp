@@ -107,8 +107,7 @@ class Sim {
   void net_detach(int id);
   void net_rebase(const std::vector<int>& ids);
   void net_count_shared(Job& j);
-  TrafficPattern net_traffic(int id) const;
-  double net_comm_share(const Job& j) const;
+  const TrafficProfile& net_profile(int id) const;
   void network_aware(Job& j);
 
   const PoolInputs& in_;
@@ -153,6 +152,9 @@ class Sim {
   PoolReplication out_;
   double slo_ok_ = 0, slo_total_ = 0;
   std::optional<FabricSharing> fabric_;
+  // Traffic profiles that live as long as the replication: explicit jobs' (by index), and the two
+  // of the comm_share override (ring, all-to-all); stream jobs from the step model use in_.traffic.
+  std::vector<TrafficProfile> explicit_traffic_, override_traffic_;
   double interf_rate_ = 0;     // GPUs' worth of running time lost to interference now: sum alloc (1 - 1/sigma)
 };
 
@@ -599,23 +601,21 @@ double Sim::work_at(const Job& j, double wall, double speed) const {
   return m[1] + std::max(0.0, wall - m[0]) * speed / m[2];
 }
 
-TrafficPattern Sim::net_traffic(int id) const {
+// The traffic of a running training job (sim/pool/interference.hpp): an explicit job's from its
+// compute time and bytes; a stream job's from the step model of its size class (traffic.hpp), or
+// the comm_share override. Whether a stream job runs the MoE representative (all-to-all under the
+// override) is drawn from its id (no random stream is consumed).
+const TrafficProfile& Sim::net_profile(int id) const {
   const Job& j = jobs_[id];
   const InterferenceSpec& is = s_.interference;
-  if (j.explicit_job >= 0) return is.jobs[j.explicit_job].traffic;
-  if (is.all_to_all_share <= 0) return TrafficPattern::Ring;
-  // The job's pattern, drawn from its id (no random stream is consumed).
-  std::uint64_t x = in_.seed ^ (static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ULL + 0x28);
-  return static_cast<double>(run::splitmix64(x) >> 11) * 0x1.0p-53 < is.all_to_all_share ? TrafficPattern::AllToAll
-                                                                                          : TrafficPattern::Ring;
-}
-
-double Sim::net_comm_share(const Job& j) const {
-  const InterferenceSpec& is = s_.interference;
-  if (j.explicit_job < 0) return is.comm_share;
-  const ExplicitJob& e = is.jobs[j.explicit_job];
-  const double comm_s = e.comm_bytes / in_.fabric.nic_rate;
-  return comm_s / std::max(1e-30, e.compute_time_s + comm_s);
+  if (j.explicit_job >= 0) return explicit_traffic_[j.explicit_job];
+  bool moe = false;
+  if (is.all_to_all_share > 0) {
+    std::uint64_t x = in_.seed ^ (static_cast<std::uint64_t>(id) * 0x9E3779B97F4A7C15ULL + 0x28);
+    moe = static_cast<double>(run::splitmix64(x) >> 11) * 0x1.0p-53 < is.all_to_all_share;
+  }
+  if (!is.traffic_from_step) return override_traffic_[moe ? 1 : 0];
+  return traffic_for(in_.traffic, j.spec.gpus, moe).profile;
 }
 
 // Network-aware placement of a gang: the topology policy's nodes (fewest pods and leaves), unless
@@ -623,14 +623,13 @@ double Sim::net_comm_share(const Job& j) const {
 // slowdown the job would see, sim/pool/interference.hpp; ties keep the packed placement).
 void Sim::network_aware(Job& j) {
   const int id = static_cast<int>(&j - jobs_.data());
-  const TrafficPattern traffic = net_traffic(id);
-  const double comm = net_comm_share(j);
-  const double packed = fabric_->probe(j.nodes, traffic, comm, j.spec.gpus);
+  const TrafficProfile& traffic = net_profile(id);
+  const double packed = fabric_->probe(j.nodes, traffic, j.spec.gpus);
   if (packed <= 1.0 + 1e-9) return;
   std::vector<int> alt;
   for (int node : j.nodes) nodes_.give(node, g_);
   nodes_.take_nodes_first_fit(static_cast<int>(j.nodes.size()), alt);
-  if (fabric_->probe(alt, traffic, comm, j.spec.gpus) < packed - 1e-9) {
+  if (fabric_->probe(alt, traffic, j.spec.gpus) < packed - 1e-9) {
     j.nodes = std::move(alt);
     return;
   }
@@ -643,7 +642,7 @@ void Sim::network_aware(Job& j) {
 void Sim::net_attach(int id) {
   Job& j = jobs_[id];
   if (j.spec.cls != JobClass::Training || j.nodes.empty()) return;
-  fabric_->add(id, j.nodes, net_traffic(id), net_comm_share(j), j.alloc, now_);
+  fabric_->add(id, j.nodes, net_profile(id), j.alloc, now_);
   j.sigma = fabric_->sigma(id);
   j.sigma_max = std::max(j.sigma_max, j.sigma);
   j.marks.assign(1, {0.0, 0.0, j.sigma});
@@ -912,6 +911,17 @@ PoolReplication Sim::run() {
   if (s_.interference.enabled) {
     fabric_.emplace(in_.fabric, s_.interference, in_.seed, rep_, warmup_);
     out_.interference.enabled = true;
+    const InterferenceSpec& is = s_.interference;
+    override_traffic_.assign(2, TrafficProfile{});
+    override_traffic_[1].pattern = TrafficPattern::AllToAll;
+    for (auto& t : override_traffic_) t.comm_share = is.comm_share;
+    for (const ExplicitJob& e : is.jobs) {
+      TrafficProfile t;
+      t.pattern = e.traffic;
+      const double comm_s = e.comm_bytes / in_.fabric.nic_rate;
+      t.comm_share = comm_s / std::max(1e-30, e.compute_time_s + comm_s);
+      explicit_traffic_.push_back(t);
+    }
     if (!s_.interference.jobs.empty()) {
       std::vector<std::pair<JobSpec, int>> all;
       for (const auto& sp : specs) all.emplace_back(sp, -1);

@@ -14,6 +14,7 @@
 #include "sim/pool/interference.hpp"
 #include "sim/pool/pool_nodes.hpp"
 #include "sim/pool/specs.hpp"
+#include "sim/pool/traffic.hpp"
 #include "sim/pool/workload.hpp"
 #include "sim/run/specs.hpp"
 
@@ -30,6 +31,7 @@ struct PoolInputs {
   std::uint64_t seed = 1;
   std::string file;                 // scenario, for error messages
   FabricShape fabric;               // pool.interference: the fabric as link classes
+  std::vector<StreamTraffic> traffic;  // pool.interference: stream jobs' traffic per size class (step model)
 };
 
 // Every way a GPU-hour of the pool is not doing kept work (STYLE: losses add up).

@@ -127,11 +127,22 @@ std::vector<FabricSharing::Use> FabricSharing::build_uses(const std::vector<int>
   return out;
 }
 
-double FabricSharing::probe(const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus) const {
+double TrafficProfile::relative_time(double s) const {
+  if (s_grid.size() < 2) return 1.0 - comm_share + comm_share * s;
+  // Piecewise linear in s through the step model's points; past the last, the last segment's slope
+  // (there all inter-node communication is exposed, so T grows linearly in s).
+  size_t k = 1;
+  while (k + 1 < s_grid.size() && s > s_grid[k]) ++k;
+  const double f = (s - s_grid[k - 1]) / (s_grid[k] - s_grid[k - 1]);
+  return std::max(t_rel.front(), t_rel[k - 1] + f * (t_rel[k] - t_rel[k - 1]));
+}
+
+double FabricSharing::probe(const std::vector<int>& nodes, const TrafficProfile& traffic, int gpus) const {
   JobNet j;
-  j.comm_share = std::clamp(comm_share, 0.0, 1.0);
+  j.traffic = &traffic;
+  j.comm_share = std::clamp(traffic.comm_share, 0.0, 1.0);
   j.priority = static_cast<double>(gpus) * j.comm_share;
-  j.uses = build_uses(nodes, traffic, false);
+  j.uses = build_uses(nodes, traffic.pattern, false);
   j.s_self = 1;
   for (const Use& u : j.uses) {
     j.s_self = std::max(j.s_self, slowdown_on(-1, j, u, true));
@@ -141,14 +152,14 @@ double FabricSharing::probe(const std::vector<int>& nodes, TrafficPattern traffi
   return j.sigma;
 }
 
-void FabricSharing::add(int id, const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus,
-                        double now) {
+void FabricSharing::add(int id, const std::vector<int>& nodes, const TrafficProfile& traffic, int gpus, double now) {
   changed_.clear();
   JobNet j;
-  j.comm_share = std::clamp(comm_share, 0.0, 1.0);
+  j.traffic = &traffic;
+  j.comm_share = std::clamp(traffic.comm_share, 0.0, 1.0);
   j.weight = spec_.overlap == CommOverlap::Aligned ? 1.0 : j.comm_share;
   j.priority = static_cast<double>(gpus) * j.comm_share;
-  j.uses = build_uses(nodes, traffic, true);
+  j.uses = build_uses(nodes, traffic.pattern, true);
   for (int k = 0; k < static_cast<int>(j.uses.size()); ++k) {
     Link& l = links_[j.uses[k].link];
     account(l, now);
@@ -300,14 +311,13 @@ double FabricSharing::slowdown_on(int id, const JobNet& j, const Use& u, bool al
   return worst;
 }
 
-// Iteration time with the communication slowed, over the iteration alone; c is the share of an
-// uncontended iteration spent in exposed inter-node communication.
+// Iteration time with the communication slowed by the others, over the iteration alone (both on
+// this placement): T(s_all) / T(s_self).
 void FabricSharing::set_sigma(JobNet& j) const {
   double all = 1;
   for (double x : j.use_s) all = std::max(all, x);
   j.s_all = all;
-  const double c = j.comm_share;
-  j.sigma = (1.0 - c + c * all) / (1.0 - c + c * j.s_self);
+  j.sigma = all <= j.s_self ? 1.0 : j.traffic->relative_time(all) / j.traffic->relative_time(j.s_self);
 }
 
 void FabricSharing::touch_others(int id, const JobNet& j) {

@@ -23,9 +23,12 @@
 //   above network-wide max-min's). A job's communication is as slow as its slowest flow.
 // - Time: jobs' communication phases overlap at random (each other job counts with its
 //   communication share, the probability it is communicating) or all at once ("aligned").
-// - Iteration slowdown: sigma = 1 + c (s_all / s_self - 1), c the job's exposed communication share
-//   alone, s_self its communication slowdown on the fabric alone (its own ECMP collisions and an
-//   oversubscribed fabric are part of "alone"), s_all with the other jobs.
+// - Iteration slowdown: sigma = T(s_all) / T(s_self), T(s) the job's iteration time when its
+//   inter-node communication runs s times slower than at line rate (TrafficProfile: from the step
+//   model, sim/pool/traffic.hpp, which lets overlapped communication hide until it cannot; or the
+//   closed form 1 - c + c s of an exposed share c), s_self its communication slowdown on the fabric
+//   alone (its own ECMP collisions and an oversubscribed fabric are part of "alone"), s_all with the
+//   other jobs.
 #pragma once
 
 #include <cstdint>
@@ -53,6 +56,18 @@ struct FabricShape {
   double nic_rate = 0.0;       // achievable bytes/s of one NIC (explicit jobs' communication time)
 };
 FabricShape fabric_shape(const ClusterSpec& cluster, int pool_nodes);
+
+// A job's traffic as the sharing model needs it: its pattern, the share of an uncontended
+// iteration its traffic is on the fabric (the chance another job finds it communicating; its
+// weight under communication priority) and its iteration time against its communication slowdown.
+struct TrafficProfile {
+  TrafficPattern pattern = TrafficPattern::Ring;
+  double comm_share = 0.2;
+  // T(s) / T(1) at slowdowns s_grid (ascending from 1; linear between points and past the last);
+  // empty: the closed form 1 - c + c s with c = comm_share (all communication exposed).
+  std::vector<double> s_grid, t_rel;
+  [[nodiscard]] double relative_time(double s) const;
+};
 
 struct LinkReport {
   std::string name;         // "leaf-12", "pod-3"
@@ -83,13 +98,14 @@ class FabricSharing {
   FabricSharing(const FabricShape& shape, const InterferenceSpec& spec, std::uint64_t seed, int replication,
                 double measure_from);
 
-  // A running job's traffic enters the fabric (nodes: its whole nodes). `comm_share` is its exposed
-  // communication share alone; `gpus` weighs its priority under communication priority.
-  void add(int id, const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus, double now);
+  // A running job's traffic enters the fabric (nodes: its whole nodes). `traffic` must outlive the
+  // job's stay (the engine keeps one per job-size class); `gpus` weighs its priority under
+  // communication priority.
+  void add(int id, const std::vector<int>& nodes, const TrafficProfile& traffic, int gpus, double now);
   void remove(int id, double now);
   // The iteration slowdown a job would see on these nodes now (nothing is changed; ECMP flows are
   // taken as spread: the hash is not known before the job starts).
-  [[nodiscard]] double probe(const std::vector<int>& nodes, TrafficPattern traffic, double comm_share, int gpus) const;
+  [[nodiscard]] double probe(const std::vector<int>& nodes, const TrafficProfile& traffic, int gpus) const;
   // Jobs (other than the one just added or removed) whose slowdown changed in the last add/remove.
   [[nodiscard]] const std::vector<int>& changed() const { return changed_; }
   [[nodiscard]] double sigma(int id) const;        // iteration slowdown from other jobs (1 when alone)
@@ -114,6 +130,7 @@ class FabricSharing {
   struct JobNet {
     std::vector<Use> uses;
     std::vector<double> use_s;           // communication slowdown on each use's link, with the others
+    const TrafficProfile* traffic = nullptr;
     double comm_share = 0, weight = 1, priority = 0;
     double s_self = 1, s_all = 1, sigma = 1;
     bool shared = false;

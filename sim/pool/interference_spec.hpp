@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/workload/specs.hpp"
+
 namespace fleetsim {
 
 enum class FabricRouting {
@@ -38,13 +40,28 @@ struct ExplicitJob {
   TrafficPattern traffic = TrafficPattern::Ring;
 };
 
+// A representative model for the stream's training jobs of at least `min_gpus` GPUs (dense: ring
+// traffic unless its layout sends expert-parallel all-to-all across nodes; moe: the jobs drawn
+// with all_to_all_share). The step model times it once per job size (sim/pool/traffic.hpp).
+struct StreamModel {
+  int min_gpus = 0;
+  bool moe = false;
+  std::string name;              // catalog preset (models/workloads/<name>.yaml)
+  ModelSpec model;
+};
+
 struct InterferenceSpec {
   bool enabled = false;
   FabricRouting routing = FabricRouting::Ecmp;
   CommOverlap overlap = CommOverlap::Random;
   LinkSharing sharing = LinkSharing::Fair;
-  double comm_share = 0.2;        // stream jobs: exposed inter-node communication / iteration time, alone
-  double all_to_all_share = 0.0;  // stream jobs: share whose traffic is all-to-all (expert parallel)
+  // Stream jobs' traffic: from the step model of a representative model per job size (default), or,
+  // when the scenario sets comm_share, the fixed share (the explicit value wins; issue 28's first
+  // format, kept so that existing scenarios reproduce).
+  bool traffic_from_step = true;
+  double comm_share = 0.2;        // override: exposed inter-node communication / iteration time, alone
+  double all_to_all_share = 0.0;  // stream jobs: share running the MoE representative (override: all-to-all traffic)
+  std::vector<StreamModel> stream_models;  // by min_gpus ascending; dense and moe rows
   std::vector<ExplicitJob> jobs;
 };
 

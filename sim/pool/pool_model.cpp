@@ -170,6 +170,14 @@ PoolInputs pool_inputs(const Scenario& s) {
   in.repair_median_s = s.failures.repair_median.si();
   in.repair_sigma = s.failures.repair_sigma;
   in.fabric = fabric_shape(s.cluster, in.topology.nodes);
+  if (s.pool.interference.enabled && s.pool.interference.traffic_from_step) {
+    // Size classes up to the largest job the stream can submit (a trace: up to the pool).
+    const TrainingStream& tr = s.pool.training;
+    int largest = !tr.trace.empty() ? pool_gpus : tr.size_classes.empty() ? tr.max_gpus : 0;
+    for (const SizeClass& c : tr.size_classes) largest = std::max(largest, c.gpus);
+    largest = std::max(largest, in.run_job_gpus);
+    in.traffic = stream_traffic(s, std::min(largest, pool_gpus));
+  }
   // Node failures are events of the pool's engine, one at a time per node (sim/core/limits.hpp).
   const double failures = in.node_failure_rate * (pool_gpus / g) * (s.pool.warmup_s + s.pool.duration_s);
   if (!(failures <= limits::kMaxPoolFailures)) {

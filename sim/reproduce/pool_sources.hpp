@@ -1,6 +1,6 @@
 // The pool model's published cases (sim/pool), one source file each: pool_fgd.cpp (FGD on Alibaba
 // openb), pool_helios.cpp (a workload fitted on Helios Venus, judged on Helios Earth),
-// pool_lyra.cpp (Lyra-like tidal co-location). Each returns its cases and the details the
+// pool_lyra.cpp (Lyra-like tidal co-location), pool_crux.cpp (Crux's jobs sharing fabric links). Each returns its cases and the details the
 // [validation] tests print (curves, the fit); pool_validation_cases() (pool_section.cpp) is the
 // `fleetsim validate --only pool` section.
 #pragma once
@@ -54,5 +54,17 @@ struct LyraReproduction {
   std::vector<ValidationCase> cases;
 };
 [[nodiscard]] LyraReproduction lyra_reproduction();
+
+// Crux (Cao et al., SIGCOMM'24): the share of jobs and GPUs that share a fabric link with another
+// job in an Alibaba-like cluster (scenarios/pool-crux-alibaba.yaml; split in pool_crux.cpp).
+struct CruxReproduction {
+  size_t replications = 0;
+  double jobs = 0;                 // training jobs started after the warm-up, mean per replication
+  double shared_jobs_share = 0;    // mean over replications
+  double shared_gpus_share = 0;
+  double mean_training_gpus = 0;   // allocated to training, time mean (the calibration's round trip)
+  std::vector<ValidationCase> cases;  // calibration round trip, I01 (judged), I02 (judged)
+};
+[[nodiscard]] CruxReproduction crux_reproduction(const std::vector<std::string>& overrides = {});
 
 }  // namespace fleetsim::reproduce

@@ -187,6 +187,8 @@ SlowdownResult evaluate_slowdown(const StragglerSpec& sp, const ClusterSpec& clu
   for (const auto& c : r.causes) steady += c.seconds;
   r.causes.push_back({"slow_hosts", slow});
   r.steady_factor = T > 0 ? 1.0 + steady / T : 1.0;
+  r.stage_imbalance_s = step.stage_imbalance.si();
+  r.stage_imbalance_slowdown = T > r.stage_imbalance_s ? T / (T - r.stage_imbalance_s) : 1.0;
   r.expected_factor = T > 0 ? 1.0 + (steady + slow) / T : 1.0;
   return r;
 }
@@ -200,5 +202,7 @@ void add_slowdown_metrics(const step::SlowdownResult& r, Report& report) {
   report.add("stragglers.fail_slow_factor", r.fail_slow_factor);
   report.add("stragglers.fail_slow_probability", r.fail_slow_probability);
   for (const auto& c : r.causes) report.add("stragglers.extra_s." + c.name, c.seconds);
+  report.add("stragglers.stage_imbalance_s", r.stage_imbalance_s);
+  report.add("stragglers.stage_imbalance_slowdown", r.stage_imbalance_slowdown);
 }
 }  // namespace fleetsim

@@ -73,13 +73,16 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   // §3.3.2) the sender posts the transfer and goes on: the transfer only delays the receiver.
   const double p2p = l.pp > 1 ? sc.p2p_time.si() : 0.0;
   const bool async_p2p = w.parallel.overlap_p2p_comm;
+  auto with_sends = [&](std::vector<double>& f, std::vector<double>& b) {
+    if (async_p2p) return;
+    for (int j = 0; j < J; ++j) {
+      if (j < J - 1) f[static_cast<size_t>(j)] += p2p;
+      if (j > 0) b[static_cast<size_t>(j)] += p2p;
+    }
+  };
   thread_local std::vector<double> fwd_c, bwd_c;
   fwd_c = fwd; bwd_c = bwd;
-  if (!async_p2p)
-    for (int j = 0; j < J; ++j) {
-      if (j < J - 1) fwd_c[static_cast<size_t>(j)] += p2p;
-      if (j > 0) bwd_c[static_cast<size_t>(j)] += p2p;
-    }
+  with_sends(fwd_c, bwd_c);
   thread_local step::ScheduleTimes with_p2p;
   step::StepCapture* const cap = options.capture;
   if (cap) {
@@ -95,6 +98,26 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
     with_p2p = dual.times;
   } else {
     step::time_schedule(sched, fwd_c, bwd_c, async_p2p ? p2p : 0.0, with_p2p, cap ? &cap->ops : nullptr);
+  }
+  // Stage imbalance (issue 27; Lin et al. OSDI'25 §5.2): the same schedule with the pipeline's
+  // compute spread evenly over its chunks, the partition a fractional-layer split would reach.
+  // The difference is what uneven stages (logits and loss on the last, the embedding on the
+  // first, uneven layer counts) cost the pipeline; the list scheduler lets the slowest stage
+  // bound the 1F1B steady state, so the difference is about (m - 1) x (slowest - mean stage).
+  double stage_imbalance = 0.0;
+  if (!dualpipe && J > 1) {
+    double sum_f = 0.0, sum_b = 0.0;
+    for (int j = 0; j < J; ++j) {
+      sum_f += fwd[static_cast<size_t>(j)];
+      sum_b += bwd[static_cast<size_t>(j)];
+    }
+    thread_local std::vector<double> fwd_even, bwd_even;
+    thread_local step::ScheduleTimes even;
+    fwd_even.assign(static_cast<size_t>(J), sum_f / J);
+    bwd_even.assign(static_cast<size_t>(J), sum_b / J);
+    with_sends(fwd_even, bwd_even);
+    step::time_schedule(sched, fwd_even, bwd_even, async_p2p ? p2p : 0.0, even);
+    stage_imbalance = std::max(0.0, with_p2p.makespan - even.makespan);
   }
 
   // Data parallelism and the optimizer (compose.cpp), with the α-β collective times.
@@ -133,6 +156,7 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   StepResult res;
   res.iteration_time = Seconds(comp.iteration_time);
   res.critical_stage = crit;
+  res.stage_imbalance = Seconds(stage_imbalance);
 
   const auto cr = static_cast<size_t>(crit);
 

@@ -48,6 +48,10 @@ struct StepResult {
   Tokens tokens_per_iteration;
   int data_parallel_size = 1, microbatches = 1;
   int critical_stage = 0;              // pipeline rank that finishes last
+  // Of the iteration, what uneven pipeline stages cost against the same work spread evenly over
+  // the chunks (0 without pipeline parallelism and under DualPipe): ByteDance's last-stage
+  // imbalance (OSDI'25 §5.2), already inside iteration_time.
+  Seconds stage_imbalance;
   int peak_memory_stage = 0;           // pipeline rank with the most memory
   step::StageMemory peak_memory;       // its breakdown
   std::vector<Bytes> stage_memory;     // total per pipeline rank

@@ -69,6 +69,11 @@ void time_schedule(const PipelineSchedule& schedule, const std::vector<double>& 
                    const std::vector<double>& backward, double p2p, ScheduleTimes& out,
                    std::vector<OpTiming>* record = nullptr);
 
+// The same with one duration per op: `forward`/`backward` have p v m entries, [j * m + microbatch]
+// (a traced iteration whose microbatches differ, sim/import/bytedance_trace.hpp).
+void time_schedule_per_op(const PipelineSchedule& schedule, const std::vector<double>& forward,
+                          const std::vector<double>& backward, double p2p, ScheduleTimes& out);
+
 // Peak number of layer-microbatches whose activations rank r holds at once under the schedule
 // (forward stores a chunk's activations, its backward frees them), and the peak number of
 // microbatches in flight on the first and the last chunk (embedding / logits buffers).

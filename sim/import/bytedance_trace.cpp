@@ -1,6 +1,7 @@
 #include "sim/import/bytedance_trace.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <string_view>
 
@@ -163,13 +164,11 @@ double replay_step(const ByteDanceTrace& tr, size_t k) {
   // Pipeline end of each stage: the latest over the replicas (the reduce-scatter waits for it).
   std::vector<double> stage_end(static_cast<size_t>(p), 0.0);
   for (int d = 0; d < tr.dp; ++d) {
-    for (int s = 0; s < p; ++s)
-      for (int i = 0; i < m; ++i) {
-        const size_t from = static_cast<size_t>((d * p + s) * m + i), to = static_cast<size_t>(s * m + i);
-        // Blocking sends, as Megatron-LM's 1F1B without overlap_p2p_comm (sim/step/step_model.cpp).
-        fwd[to] = st.forward[from] + (s < p - 1 ? tr.p2p : 0.0);
-        bwd[to] = st.backward[from] + (s > 0 ? tr.p2p : 0.0);
-      }
+    const auto first = static_cast<std::ptrdiff_t>(d * p * m);
+    std::copy(st.forward.begin() + first, st.forward.begin() + first + p * m, fwd.begin());
+    std::copy(st.backward.begin() + first, st.backward.begin() + first + p * m, bwd.begin());
+    // Blocking sends, as Megatron-LM's 1F1B without overlap_p2p_comm (sim/step/step_model.cpp).
+    step::add_blocking_sends(fwd, bwd, tr.p2p, m);
     step::time_schedule_per_op(schedule, fwd, bwd, 0.0, times);
     for (int s = 0; s < p; ++s)
       stage_end[static_cast<size_t>(s)] = std::max(stage_end[static_cast<size_t>(s)], times.rank_end[static_cast<size_t>(s)]);

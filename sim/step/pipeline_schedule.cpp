@@ -199,6 +199,14 @@ void time_schedule(const PipelineSchedule& s, const std::vector<double>& forward
   else time_schedule_impl<false, false>(s, forward, backward, p2p, out, nullptr);
 }
 
+void add_blocking_sends(std::vector<double>& forward, std::vector<double>& backward, double p2p, int per_chunk) {
+  const size_t n = forward.size(), k = static_cast<size_t>(per_chunk);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + k < n) forward[i] += p2p;
+    if (i >= k) backward[i] += p2p;
+  }
+}
+
 void time_schedule_per_op(const PipelineSchedule& s, const std::vector<double>& forward,
                           const std::vector<double>& backward, double p2p, ScheduleTimes& out) {
   time_schedule_impl<false, true>(s, forward, backward, p2p, out, nullptr);

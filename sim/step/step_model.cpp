@@ -73,16 +73,9 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   // §3.3.2) the sender posts the transfer and goes on: the transfer only delays the receiver.
   const double p2p = l.pp > 1 ? sc.p2p_time.si() : 0.0;
   const bool async_p2p = w.parallel.overlap_p2p_comm;
-  auto with_sends = [&](std::vector<double>& f, std::vector<double>& b) {
-    if (async_p2p) return;
-    for (int j = 0; j < J; ++j) {
-      if (j < J - 1) f[static_cast<size_t>(j)] += p2p;
-      if (j > 0) b[static_cast<size_t>(j)] += p2p;
-    }
-  };
   thread_local std::vector<double> fwd_c, bwd_c;
   fwd_c = fwd; bwd_c = bwd;
-  with_sends(fwd_c, bwd_c);
+  if (!async_p2p) step::add_blocking_sends(fwd_c, bwd_c, p2p);
   thread_local step::ScheduleTimes with_p2p;
   step::StepCapture* const cap = options.capture;
   if (cap) {
@@ -99,27 +92,6 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   } else {
     step::time_schedule(sched, fwd_c, bwd_c, async_p2p ? p2p : 0.0, with_p2p, cap ? &cap->ops : nullptr);
   }
-  // Stage imbalance (issue 27; Lin et al. OSDI'25 §5.2): the same schedule with the pipeline's
-  // compute spread evenly over its chunks, the partition a fractional-layer split would reach.
-  // The difference is what uneven stages (logits and loss on the last, the embedding on the
-  // first, uneven layer counts) cost the pipeline; the list scheduler lets the slowest stage
-  // bound the 1F1B steady state, so the difference is about (m - 1) x (slowest - mean stage).
-  double stage_imbalance = 0.0;
-  if (!dualpipe && J > 1) {
-    double sum_f = 0.0, sum_b = 0.0;
-    for (int j = 0; j < J; ++j) {
-      sum_f += fwd[static_cast<size_t>(j)];
-      sum_b += bwd[static_cast<size_t>(j)];
-    }
-    thread_local std::vector<double> fwd_even, bwd_even;
-    thread_local step::ScheduleTimes even;
-    fwd_even.assign(static_cast<size_t>(J), sum_f / J);
-    bwd_even.assign(static_cast<size_t>(J), sum_b / J);
-    with_sends(fwd_even, bwd_even);
-    step::time_schedule(sched, fwd_even, bwd_even, async_p2p ? p2p : 0.0, even);
-    stage_imbalance = std::max(0.0, with_p2p.makespan - even.makespan);
-  }
-
   // Data parallelism and the optimizer (compose.cpp), with the α-β collective times.
   const auto& vol = sc.volumes;
   step::DataParallelCosts costs;
@@ -156,7 +128,16 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   StepResult res;
   res.iteration_time = Seconds(comp.iteration_time);
   res.critical_stage = crit;
-  res.stage_imbalance = Seconds(stage_imbalance);
+  // The pipeline as scheduled, so that step::stage_imbalance_seconds can re-time it with
+  // balanced stages when a caller asks (issue 27; not on every evaluation: search calls this often).
+  StepResult::Pipeline& pl = res.pipeline;
+  pl.pp = l.pp; pl.vpp = l.vpp; pl.microbatches = m; pl.group = l.microbatch_group;
+  pl.p2p = p2p; pl.async_p2p = async_p2p; pl.makespan = with_p2p.makespan;
+  pl.schedulable = !dualpipe && J > 1;
+  for (int j = 0; j < J; ++j) {
+    pl.mean_forward += fwd[static_cast<size_t>(j)] / J;
+    pl.mean_backward += bwd[static_cast<size_t>(j)] / J;
+  }
 
   const auto cr = static_cast<size_t>(crit);
 

@@ -132,8 +132,11 @@ void add_validate_command(CLI::App& app) {
   auto json = std::make_shared<bool>(false);
   auto write_residuals = std::make_shared<std::string>();
   auto* c = app.add_subcommand("validate", "reproduce every published case in data/validation with its error");
-  c->add_option("--only", *only, "one model: step, run, facility or pool")
-      ->check(CLI::IsMember({"step", "run", "facility", "pool"}));
+  // The section names from the one list of sections (sim/reproduce/sections.cpp).
+  std::vector<std::string> names;
+  for (const auto& s : reproduce::sections()) names.emplace_back(s.name);
+  c->add_option("--only", *only, "one section: step, run, facility, pool or stragglers")
+      ->check(CLI::IsMember(names));
   c->add_flag("--json", *json, "print {\"cases\": [...]} as JSON");
   c->add_option("--write-residuals", *write_residuals,
                  "write the judged step cases' residuals (regenerates sim/uncertainty/data/step_residuals.csv)");

@@ -8,6 +8,7 @@ const std::vector<Section>& sections() {
       {"run", run_validation_cases},
       {"facility", facility_validation_cases},
       {"pool", pool_validation_cases},
+      {"stragglers", stragglers_validation_cases},
   };
   return all;
 }

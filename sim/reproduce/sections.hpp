@@ -13,6 +13,7 @@ std::vector<ValidationCase> step_validation_cases();      // step_section.cpp
 std::vector<ValidationCase> run_validation_cases();       // run_section.cpp
 std::vector<ValidationCase> facility_validation_cases();  // facility_sources.cpp
 std::vector<ValidationCase> pool_validation_cases();      // pool_section.cpp
+std::vector<ValidationCase> stragglers_validation_cases(); // stragglers_bytedance.cpp
 
 // DeepSeek-V3's GPU-hours (run-level, and the step-only figure beside it) at the 10%
 // target, then the NeMo MoE rows on DGX-H100 and DGX-B200 at 15% per row, each table followed by
@@ -23,8 +24,8 @@ struct Section {
   const char* name;  // the value of `fleetsim validate --only`
   std::vector<ValidationCase> (*cases)();
 };
-// step, run, facility, pool: the order `fleetsim validate` prints them in (pool last, so the other
-// sections print as they did before it was added).
+// step, run, facility, pool, stragglers: the order `fleetsim validate` prints them in (new
+// sections last, so the others print as they did before them).
 [[nodiscard]] const std::vector<Section>& sections();
 // The cases of every section, or of the one named `only` ("" for all).
 [[nodiscard]] std::vector<ValidationCase> validation_cases(const std::string& only);

@@ -98,15 +98,17 @@ struct Workspace {
 // The list scheduler; kRecord instantiates the variant that keeps every op's placement, so the
 // hot loop of the model's evaluations carries no recording branch (measured: it halved
 // bench_step's rate when it did).
-template <bool kRecord>
+template <bool kRecord, bool kPerOp>
 void time_schedule_impl(const PipelineSchedule& s, const std::vector<double>& forward,
                         const std::vector<double>& backward, double p2p, ScheduleTimes& out,
                         std::vector<OpTiming>* record) {
   thread_local Workspace ws;
   const int p = s.ranks(), v = s.chunks_per_rank(), m = s.microbatches();
   const int J = p * v;
-  if (static_cast<int>(forward.size()) != J || static_cast<int>(backward.size()) != J)
-    throw std::logic_error("time_schedule: one duration per model chunk expected");
+  const size_t durations = static_cast<size_t>(J) * (kPerOp ? static_cast<size_t>(m) : 1);
+  if (forward.size() != durations || backward.size() != durations)
+    throw std::logic_error(kPerOp ? "time_schedule_per_op: one duration per chunk and microbatch expected"
+                                  : "time_schedule: one duration per model chunk expected");
   ws.reset(static_cast<size_t>(J) * m, static_cast<size_t>(p));
   const double* forward_d = forward.data();
   const double* backward_d = backward.data();
@@ -155,7 +157,8 @@ void time_schedule_impl(const PipelineSchedule& s, const std::vector<double>& fo
         if (bwd_done[dep] < 0) { bwd_waiter[dep] = r; break; }
         ready = bwd_done[dep] + p2p;
       }
-      const double d = forward ? forward_d[j] : backward_d[j];
+      const int at = kPerOp ? self : j;
+      const double d = forward ? forward_d[at] : backward_d[at];
       const double start = free > ready ? free : ready;
       free = start + d;
       busy += d;
@@ -192,8 +195,21 @@ void time_schedule_impl(const PipelineSchedule& s, const std::vector<double>& fo
 void time_schedule(const PipelineSchedule& s, const std::vector<double>& forward,
                    const std::vector<double>& backward, double p2p, ScheduleTimes& out,
                    std::vector<OpTiming>* record) {
-  if (record) time_schedule_impl<true>(s, forward, backward, p2p, out, record);
-  else time_schedule_impl<false>(s, forward, backward, p2p, out, nullptr);
+  if (record) time_schedule_impl<true, false>(s, forward, backward, p2p, out, record);
+  else time_schedule_impl<false, false>(s, forward, backward, p2p, out, nullptr);
+}
+
+void add_blocking_sends(std::vector<double>& forward, std::vector<double>& backward, double p2p, int per_chunk) {
+  const size_t n = forward.size(), k = static_cast<size_t>(per_chunk);
+  for (size_t i = 0; i < n; ++i) {
+    if (i + k < n) forward[i] += p2p;
+    if (i >= k) backward[i] += p2p;
+  }
+}
+
+void time_schedule_per_op(const PipelineSchedule& s, const std::vector<double>& forward,
+                          const std::vector<double>& backward, double p2p, ScheduleTimes& out) {
+  time_schedule_impl<false, true>(s, forward, backward, p2p, out, nullptr);
 }
 
 InFlight activations_in_flight(const PipelineSchedule& s, const std::vector<int>& chunk_layers) {

@@ -69,6 +69,16 @@ void time_schedule(const PipelineSchedule& schedule, const std::vector<double>& 
                    const std::vector<double>& backward, double p2p, ScheduleTimes& out,
                    std::vector<OpTiming>* record = nullptr);
 
+// Megatron-LM's blocking sends (step_model.cpp): the sender is busy for one `p2p` after each
+// forward of every chunk but the last and each backward of every chunk but the first. The
+// vectors hold `per_chunk` consecutive entries per chunk (1, or m for time_schedule_per_op).
+void add_blocking_sends(std::vector<double>& forward, std::vector<double>& backward, double p2p, int per_chunk = 1);
+
+// The same with one duration per op: `forward`/`backward` have p v m entries, [j * m + microbatch]
+// (a traced iteration whose microbatches differ, sim/import/bytedance_trace.hpp).
+void time_schedule_per_op(const PipelineSchedule& schedule, const std::vector<double>& forward,
+                          const std::vector<double>& backward, double p2p, ScheduleTimes& out);
+
 // Peak number of layer-microbatches whose activations rank r holds at once under the schedule
 // (forward stores a chunk's activations, its backward frees them), and the peak number of
 // microbatches in flight on the first and the last chunk (embedding / logits buffers).

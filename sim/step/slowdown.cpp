@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/results/report.hpp"
+#include "sim/step/pipeline_schedule.hpp"
 
 namespace fleetsim::step {
 namespace {
@@ -106,6 +107,20 @@ double attention_share(const WorkloadSpec& w) {
   return attn / (1.0 + attn + V / (16.0 * l * h));
 }
 
+double stage_imbalance_seconds(const StepResult& step) {
+  const auto& pl = step.pipeline;
+  if (!pl.schedulable) return 0.0;
+  const PipelineSchedule schedule(pl.pp, pl.vpp, pl.microbatches, pl.group);
+  const auto J = static_cast<size_t>(pl.pp * pl.vpp);
+  thread_local std::vector<double> fwd, bwd;
+  thread_local ScheduleTimes even;
+  fwd.assign(J, pl.mean_forward);
+  bwd.assign(J, pl.mean_backward);
+  if (!pl.async_p2p) add_blocking_sends(fwd, bwd, pl.p2p);
+  time_schedule(schedule, fwd, bwd, pl.async_p2p ? pl.p2p : 0.0, even);
+  return std::max(0.0, pl.makespan - even.makespan);
+}
+
 double SlowdownResult::cause(const std::string& name) const {
   for (const auto& c : causes)
     if (c.name == name) return c.seconds;
@@ -187,6 +202,8 @@ SlowdownResult evaluate_slowdown(const StragglerSpec& sp, const ClusterSpec& clu
   for (const auto& c : r.causes) steady += c.seconds;
   r.causes.push_back({"slow_hosts", slow});
   r.steady_factor = T > 0 ? 1.0 + steady / T : 1.0;
+  r.stage_imbalance_s = stage_imbalance_seconds(step);
+  r.stage_imbalance_slowdown = T > r.stage_imbalance_s ? T / (T - r.stage_imbalance_s) : 1.0;
   r.expected_factor = T > 0 ? 1.0 + (steady + slow) / T : 1.0;
   return r;
 }
@@ -200,5 +217,7 @@ void add_slowdown_metrics(const step::SlowdownResult& r, Report& report) {
   report.add("stragglers.fail_slow_factor", r.fail_slow_factor);
   report.add("stragglers.fail_slow_probability", r.fail_slow_probability);
   for (const auto& c : r.causes) report.add("stragglers.extra_s." + c.name, c.seconds);
+  report.add("stragglers.stage_imbalance_s", r.stage_imbalance_s);
+  report.add("stragglers.stage_imbalance_slowdown", r.stage_imbalance_slowdown);
 }
 }  // namespace fleetsim

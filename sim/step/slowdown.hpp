@@ -59,6 +59,14 @@ namespace fleetsim::step {
 // (s / 6h) / (1 + s / 6h + V / 16 l h), the terms of Narayanan et al. SC'21 eq. 3.
 [[nodiscard]] double attention_share(const WorkloadSpec& w);
 
+// What uneven pipeline stages (the logits and loss on the last, the embedding on the first,
+// uneven layer counts) cost the step's iteration: its schedule as timed minus the same schedule
+// with the pipeline's forward and backward work spread evenly over its chunks, the partition a
+// fractional-layer split would reach and ByteDance's ideal (compute at its type's mean over
+// stages; OSDI'25 §5.2). For 1F1B, (m - 1)(slowest - mean stage) per microbatch: the steady state
+// runs at the slowest stage's pace. 0 without pipeline parallelism and under DualPipe.
+[[nodiscard]] double stage_imbalance_seconds(const StepResult& step);
+
 struct SlowdownCause {
   std::string name;       // compute_variation, gc_pauses, sequence_length, degraded_links, slow_hosts
   double seconds = 0.0;   // expected extra seconds per iteration
@@ -72,6 +80,12 @@ struct SlowdownResult {
   double fail_slow_rebalanced_factor = 1.0;  // the same after re-balancing microbatches (policy rebalance)
   double fail_slow_probability = 0.0;  // stationary probability that the job holds a slow host
   double expected_factor = 1.0;        // steady x the expected fail-slow stretch: `fleetsim step`
+  // Last-stage (uneven stage) imbalance, ByteDance's main cause in 39.3% of jobs (OSDI'25 §5.2,
+  // F08): the seconds the healthy iteration loses against the same work spread evenly over the
+  // pipeline's chunks (stage_imbalance_seconds), and healthy / balanced.
+  // A cause of the healthy iteration itself, so not in the factors above (no double count).
+  double stage_imbalance_s = 0.0;
+  double stage_imbalance_slowdown = 1.0;
   [[nodiscard]] double cause(const std::string& name) const;
 };
 

@@ -75,11 +75,7 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   const bool async_p2p = w.parallel.overlap_p2p_comm;
   thread_local std::vector<double> fwd_c, bwd_c;
   fwd_c = fwd; bwd_c = bwd;
-  if (!async_p2p)
-    for (int j = 0; j < J; ++j) {
-      if (j < J - 1) fwd_c[static_cast<size_t>(j)] += p2p;
-      if (j > 0) bwd_c[static_cast<size_t>(j)] += p2p;
-    }
+  if (!async_p2p) step::add_blocking_sends(fwd_c, bwd_c, p2p);
   thread_local step::ScheduleTimes with_p2p;
   step::StepCapture* const cap = options.capture;
   if (cap) {
@@ -96,7 +92,6 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   } else {
     step::time_schedule(sched, fwd_c, bwd_c, async_p2p ? p2p : 0.0, with_p2p, cap ? &cap->ops : nullptr);
   }
-
   // Data parallelism and the optimizer (compose.cpp), with the α-β collective times.
   const auto& vol = sc.volumes;
   step::DataParallelCosts costs;
@@ -133,6 +128,16 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   StepResult res;
   res.iteration_time = Seconds(comp.iteration_time);
   res.critical_stage = crit;
+  // The pipeline as scheduled, so that step::stage_imbalance_seconds can re-time it with
+  // balanced stages when a caller asks (issue 27; not on every evaluation: search calls this often).
+  StepResult::Pipeline& pl = res.pipeline;
+  pl.pp = l.pp; pl.vpp = l.vpp; pl.microbatches = m; pl.group = l.microbatch_group;
+  pl.p2p = p2p; pl.async_p2p = async_p2p; pl.makespan = with_p2p.makespan;
+  pl.schedulable = !dualpipe && J > 1;
+  for (int j = 0; j < J; ++j) {
+    pl.mean_forward += fwd[static_cast<size_t>(j)] / J;
+    pl.mean_backward += bwd[static_cast<size_t>(j)] / J;
+  }
 
   const auto cr = static_cast<size_t>(crit);
 

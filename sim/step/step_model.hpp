@@ -48,6 +48,16 @@ struct StepResult {
   Tokens tokens_per_iteration;
   int data_parallel_size = 1, microbatches = 1;
   int critical_stage = 0;              // pipeline rank that finishes last
+  // The explicit pipeline schedule's shape and its makespan, enough to re-time it with the same
+  // work spread evenly over the chunks (step::stage_imbalance_seconds, slowdown.hpp).
+  struct Pipeline {
+    bool schedulable = false;                  // list-scheduled (not DualPipe) with more than one chunk
+    int pp = 1, vpp = 1, microbatches = 1, group = 0;
+    double mean_forward = 0, mean_backward = 0;  // per chunk and microbatch, s
+    double p2p = 0;                            // one send, s
+    bool async_p2p = false;
+    double makespan = 0;                       // s, as scheduled
+  } pipeline;
   int peak_memory_stage = 0;           // pipeline rank with the most memory
   step::StageMemory peak_memory;       // its breakdown
   std::vector<Bytes> stage_memory;     // total per pipeline rank

@@ -3,12 +3,13 @@
 // are sim/reproduce/pool_stragglers.cpp (`fleetsim validate --only pool`).
 // Calibration (fitted, one parameter each): F08 39.3% of jobs with the last pipeline stage as the
 // majority cause, F10 21.4% of straggling jobs with sequence-length imbalance, F05 1.7% of
-// straggling jobs dominated by a bad host. Input from another study (not fitted): how long a job
+// straggling jobs dominated by a bad host, F02's p90 (just over 10% of jobs waste >= 21.3%). Input
+// from another study (not fitted): how long a job
 // keeps a slow host (Greyhound, ATC'25: sub-minutes to nearly ten hours). Judged: F01 42.5% of
 // jobs >= 10% slower (within 8 points), F03 10.4% of allocated GPU-hours wasted (within 3
-// points). Checks that come out of the model: F02's tail (its p90 a known gap, bounded at today's
-// error), F06's 3.04x of host-dominated jobs, and ByteDance's Sec 4.4 (no obvious positive
-// correlation of slowdown and job size; printed).
+// points). Checks that come out of the model: F02's far tail (~1% waste >= 45%), F06's 3.04x of
+// host-dominated jobs, and ByteDance's Sec 4.4 (no obvious positive correlation of slowdown and
+// job size; printed only: the model has one, see sim/pool/README.md).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -27,7 +28,8 @@ TEST_CASE("a ByteDance-like cluster: 42.5% of jobs straggle (within 8 points) an
               "bad-host majority %.2f%% of straggling (F05 1.7%%)\n"
               "  judged       straggling jobs %.1f%% [p05 %.1f, p95 %.1f] vs 42.5%% (F01, %+.1f points)\n"
               "               GPU-hours wasted %.1f%% [p05 %.1f, p95 %.1f] vs 10.4%% (F03, %+.1f points)\n"
-              "  checks       runs wasting >= 21.3%%: %.1f%% (F02: just over 10%%); >= 45%%: %.2f%% (F02: ~1%%)\n"
+              "  calibration  runs wasting >= 21.3%%: %.1f%% (F02: just over 10%%)\n"
+              "  checks       runs wasting >= 45%%: %.2f%% (F02: ~1%%)\n"
               "               host-dominated runs S = %.2f (F06 3.04); %lld of %lld runs end with a slow host swapped out\n"
               "               mean waste of jobs <= 256 GPUs %.1f%%, >= 4096 GPUs %.1f%% (Sec 4.4: no obvious positive correlation)\n",
               r.replications, 100 * r.last_stage, 100 * r.sequence, 100 * r.host, 100 * r.straggling, 100 * r.straggling_p05,
@@ -39,21 +41,18 @@ TEST_CASE("a ByteDance-like cluster: 42.5% of jobs straggle (within 8 points) an
   CHECK(std::abs(r.last_stage - 0.393) < 0.03);
   CHECK(std::abs(r.sequence - 0.214) < 0.03);
   CHECK(std::abs(r.host - 0.017) < 0.01);
+  CHECK(std::abs(r.waste_ge_21 - 0.10) < 0.03);
   // Judged: F01 within 8 points and F03 within 3 points (the issue's targets).
   CHECK(std::abs(r.straggling - 0.425) < 0.08);
   CHECK(std::abs(r.waste - 0.104) < 0.03);
   // Checks: F02's ~1% at 45% waste within 1 point; F06 within 15%.
   CHECK(std::abs(r.waste_ge_45 - 0.01) < 0.01);
   CHECK(std::abs(r.host_majority_slowdown / 3.04 - 1.0) < 0.15);
-  // F02's p90 (just over 10% of jobs waste >= 21.3%): a known gap. Target within 3 points; the
-  // model puts about twice as many runs there, so the bound is today's error. The per-cause
-  // magnitudes that set it (GC, sequences, last stage) are fitted on shares of jobs, not on this CDF.
-  CHECK(std::abs(r.waste_ge_21 - 0.10) < 0.12);
   REQUIRE(r.cases.size() == 8);
   for (const auto& c : r.cases) {
     INFO(c.case_name << ": " << c.predicted << " vs " << c.published);
     CHECK(c.scenario == "stragglers-bytedance");
-    if (c.case_name != "F02 p90 (check)") CHECK(c.pass);
+    CHECK(c.pass);
   }
 }
 

@@ -135,6 +135,14 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
     st.slow_host_node_probability = g.num("slow_host_node_probability");
     st.slow_host_slowdown_median = g.num("slow_host_slowdown_median");
     st.slow_host_slowdown_sigma = g.num("slow_host_slowdown_sigma");
+    st.slow_host_episode_min_s = g.get<Seconds>("slow_host_episode_min").si();
+    st.slow_host_episode_max_s = g.get<Seconds>("slow_host_episode_max").si();
+    if (st.slow_host_episode_max_s > 0 && !(st.slow_host_episode_min_s > 0))
+      throw ConfigError(file, "pool.stragglers.slow_host_episode_min",
+                        "must be above 0 when slow_host_episode_max is set (the episode is log-uniform between them)");
+    if (st.slow_host_episode_min_s > 0 && st.slow_host_episode_max_s < st.slow_host_episode_min_s)
+      throw ConfigError(file, "pool.stragglers.slow_host_episode_max",
+                        "must be at least slow_host_episode_min (0 would keep the slow host to the end)");
     st.device_speed_sigma = g.num("device_speed_sigma");
   }
   const ParamSet& d = p.sub("development");

@@ -128,6 +128,10 @@ std::shared_ptr<const Schema> pool_stragglers_schema() {
       real("slow_host_node_probability", "0", "probability that a node is in a fail-slow episode", 0, 1),
       real("slow_host_slowdown_median", "2.5", "slowdown of a job holding a slow host, median (lognormal)", 1, 1e3),
       real("slow_host_slowdown_sigma", "0.4", "sigma of ln(that slowdown)", 0, 5),
+      quantity("slow_host_episode_min", dim<Seconds>(), "0 s",
+               "shortest run with a slow host before it is found and swapped out (log-uniform to the max)", 0, false),
+      quantity("slow_host_episode_max", dim<Seconds>(), "0 s",
+               "longest run with a slow host before it is found and swapped out; 0 = it stays to the end", 0, false),
       real("device_speed_sigma", "0", "per-GPU lognormal speed spread", 0, 1),
   });
 }

@@ -105,6 +105,11 @@ struct PoolStragglerSpec {
   double step_time_median_s = 3.0, step_time_sigma = 0.5;
   double slow_host_node_probability = 0.0;  // a node is in a fail-slow episode (stationary)
   double slow_host_slowdown_median = 2.5, slow_host_slowdown_sigma = 0.4;
+  // How long a job runs with its slow host before the host is found and swapped out with a
+  // checkpoint-restart (Wu et al., Greyhound, ATC'25 / arXiv:2410.12588: fail-slows last "from
+  // sub-minutes to nearly ten hours" and are handled as fail-stops): log-uniform in [min, max] of
+  // wall time. 0 = the slow host stays to the end.
+  double slow_host_episode_min_s = 0.0, slow_host_episode_max_s = 0.0;
   double device_speed_sigma = 0.0;      // per-GPU lognormal speed spread (compute variation)
 };
 

@@ -64,6 +64,13 @@ JobStragglerDraw draw_job_slowdown(const PoolStragglerSpec& s, int gpus, std::ui
     const double u = rng.uniform();
     const double mag = rng.lognormal(s.slow_host_slowdown_median, s.slow_host_slowdown_sigma);
     if (u < p_any) d.host = std::max(1.0, mag);
+    if (s.slow_host_episode_max_s > 0) {
+      // Log-uniform over the published range (Greyhound gives a range, no distribution): equal odds
+      // per decade, the least informative spread over a positive scale.
+      const double lo = std::log(s.slow_host_episode_min_s), hi = std::log(s.slow_host_episode_max_s);
+      const double episode = std::exp(lo + (hi - lo) * rng.uniform());
+      if (d.host > 1.0) d.host_episode_s = episode;
+    }
   }
   if (s.device_speed_sigma > 0)
     d.variation = 1.0 + c * (step::expected_slowest_lognormal_fast(gpus, s.device_speed_sigma, 1.5) - 1.0);
@@ -75,22 +82,45 @@ StragglerCounts apply_stragglers(const PoolStragglerSpec& s, std::vector<JobSpec
                                  int replication, double warmup_s) {
   StragglerCounts out;
   if (!s.enabled) return out;
+  // One traced run of slowdown S with its factors; host is the run's slow-host factor.
+  auto count_run = [&](double S, double stage, double sequence, double host) {
+    ++out.counted;
+    const double ln_s = std::log(S);
+    if (ln_s > 0 && std::log(stage) >= 0.5 * ln_s) ++out.last_stage_majority;
+    if (S >= s.straggling_threshold) {
+      ++out.straggling;
+      if (sequence > 1.0) ++out.sequence_straggling;
+      if (std::log(host) > 0.5 * ln_s) {
+        ++out.host_majority_straggling;
+        out.host_majority_slowdown_sum += S;
+      }
+    }
+    if (1.0 - 1.0 / S >= 0.213) ++out.waste_at_least_21;
+    if (1.0 - 1.0 / S >= 0.45) ++out.waste_at_least_45;
+  };
   for (size_t i = 0; i < jobs.size(); ++i) {
     JobSpec& j = jobs[i];
     if (j.cls != JobClass::Training) continue;
     const JobStragglerDraw d = draw_job_slowdown(s, j.gpus, seed, replication, i);
     const double S = d.slowdown;
-    j.duration *= S;
-    j.straggler_waste = static_cast<float>(1.0 - 1.0 / S);
+    const double ideal = j.duration;
+    double slow_wall = ideal * S, rest_wall = 0.0;
+    const bool swapped = d.host_episode_s > 0 && slow_wall > d.host_episode_s;
+    const double S_rest = d.without_host();
+    if (swapped) {
+      // The slow stretch did host_episode_s / S of the work; the rest runs without the host.
+      slow_wall = d.host_episode_s;
+      rest_wall = (ideal - slow_wall / S) * S_rest;
+    }
+    j.duration = slow_wall + rest_wall;
+    const double wasted = slow_wall * (1.0 - 1.0 / S) + rest_wall * (1.0 - 1.0 / S_rest);
+    j.straggler_waste = static_cast<float>(j.duration > 0 ? wasted / j.duration : 1.0 - 1.0 / S);
     j.straggler_counted = j.gpus >= s.min_job_gpus;
     if (j.straggler_counted && j.submit >= warmup_s) {
-      ++out.counted;
-      const double ln_s = std::log(S);
-      if (ln_s > 0 && std::log(d.stage) >= 0.5 * ln_s) ++out.last_stage_majority;
-      if (S >= s.straggling_threshold) {
-        ++out.straggling;
-        if (d.sequence > 1.0) ++out.sequence_straggling;
-        if (std::log(d.host) > 0.5 * ln_s) ++out.host_majority_straggling;
+      count_run(S, d.stage, d.sequence, d.host);
+      if (swapped) {
+        ++out.slow_host_restarts;
+        count_run(S_rest, d.stage, d.sequence, 1.0);
       }
     }
   }

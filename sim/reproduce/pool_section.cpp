@@ -7,7 +7,7 @@ namespace fleetsim::reproduce {
 std::vector<ValidationCase> pool_validation_cases() {
   std::vector<ValidationCase> all;
   for (auto part : {fgd_reproduction().cases, helios_reproduction().cases, lyra_reproduction().cases,
-                    crux_reproduction().cases})
+                    crux_reproduction().cases, stragglers_reproduction().cases})
     all.insert(all.end(), part.begin(), part.end());
   return all;
 }

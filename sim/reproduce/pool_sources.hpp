@@ -1,6 +1,7 @@
 // The pool model's published cases (sim/pool), one source file each: pool_fgd.cpp (FGD on Alibaba
 // openb), pool_helios.cpp (a workload fitted on Helios Venus, judged on Helios Earth),
-// pool_lyra.cpp (Lyra-like tidal co-location), pool_crux.cpp (Crux's jobs sharing fabric links). Each returns its cases and the details the
+// pool_lyra.cpp (Lyra-like tidal co-location), pool_crux.cpp (Crux's jobs sharing fabric links),
+// pool_stragglers.cpp (a ByteDance-like cluster's stragglers). Each returns its cases and the details the
 // [validation] tests print (curves, the fit); pool_validation_cases() (pool_section.cpp) is the
 // `fleetsim validate --only pool` section.
 #pragma once
@@ -66,5 +67,20 @@ struct CruxReproduction {
   std::vector<ValidationCase> cases;  // calibration round trip, I01 (judged), I02 (judged)
 };
 [[nodiscard]] CruxReproduction crux_reproduction(const std::vector<std::string>& overrides = {});
+
+// Stragglers in a ByteDance-like cluster (Lin et al., OSDI'25): scenarios/stragglers-bytedance.yaml.
+struct StragglersReproduction {
+  int replications = 0;
+  // Over replications (pool.* of the scenario): mean and the p05 / p95 of the judged shares.
+  double straggling = 0, straggling_p05 = 0, straggling_p95 = 0;
+  double waste = 0, waste_p05 = 0, waste_p95 = 0;
+  double last_stage = 0, sequence = 0, host = 0;  // the calibration statistics (F08, F10, F05)
+  // Checks per traced run over the same job streams (no queue): F02's tail, F06, Sec 4.4.
+  long long runs = 0, slow_host_restarts = 0;
+  double waste_ge_21 = 0, waste_ge_45 = 0, host_majority_slowdown = 0;
+  double small_job_waste = 0, large_job_waste = 0;  // mean 1 - 1/S of jobs <= 256 and >= 4096 GPUs
+  std::vector<ValidationCase> cases;
+};
+[[nodiscard]] StragglersReproduction stragglers_reproduction();
 
 }  // namespace fleetsim::reproduce

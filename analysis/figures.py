@@ -51,11 +51,15 @@ FACTORS = [  # (metric suffix, label on the waterfall)
 
 def waterfall(r: Result):
     """Effective utilization as a waterfall: from all facility energy (100 %) down through each of
-    the five factors to the share that became model FLOPs."""
+    the five factors to the share that became model FLOPs. Where the result carries intervals
+    (issue 25), each factor's bar gets an error bar on the level it leaves (the factor's interval
+    times the level before it) and the product's bar its own interval (gid "waterfall_interval")."""
     prefix = "facility.effective_utilization.factors."
     if not r.has(prefix + "ettr"):
         return _empty("Effective utilization", "no facility factors in this result")
     factors = [(label, r.value(prefix + key)) for key, label in FACTORS]
+    intervals = [r.interval(prefix + key) for key, _ in FACTORS]
+    product = r.interval("facility.effective_utilization.value")
     fig, ax = plt.subplots(figsize=(8.4, 4.4))
     level = 1.0
     xs = list(range(len(factors) + 2))
@@ -66,11 +70,24 @@ def waterfall(r: Result):
         loss = level - new
         ax.bar(i, loss, bottom=new, color=RED, alpha=0.85, width=0.6)
         ax.plot([i - 1 + 0.3, i - 0.3], [level, level], color=GREY, lw=0.8, ls=":")
+        iv = intervals[i - 1]
+        if iv is not None and iv.hi > iv.lo:
+            eb = ax.errorbar(i, new, yerr=[[max(new - level * iv.lo, 0)], [max(level * iv.hi - new, 0)]], fmt="none",
+                             ecolor="black", elinewidth=0.9, capsize=3)
+            for part in eb.lines[2]:
+                part.set_gid("waterfall_interval")
         ax.text(i, level + 0.015, f"×{f:.3f}\n−{100 * loss:.1f} pp", ha="center", va="bottom", fontsize=8.5)
         level = new
     ax.plot([len(factors) + 0.3 - 1, len(factors) + 1 - 0.3], [level, level], color=GREY, lw=0.8, ls=":")
     ax.bar(len(factors) + 1, level, color=GREEN, width=0.6)
-    ax.text(len(factors) + 1, level + 0.015, f"{100 * level:.1f}%", ha="center", va="bottom", fontsize=9,
+    top = level
+    if product is not None and product.hi > product.lo:
+        eb = ax.errorbar(len(factors) + 1, level, yerr=[[max(level - product.lo, 0)], [max(product.hi - level, 0)]],
+                         fmt="none", ecolor="black", elinewidth=1.1, capsize=4)
+        for part in eb.lines[2]:
+            part.set_gid("waterfall_interval")
+        top = max(level, product.hi)
+    ax.text(len(factors) + 1, top + 0.015, f"{100 * level:.1f}%", ha="center", va="bottom", fontsize=9,
             fontweight="bold")
     ax.set_xticks(xs)
     ax.set_xticklabels(["facility\nenergy"] + [lbl for lbl, _ in factors] + ["effective\nutilization"])
@@ -80,6 +97,8 @@ def waterfall(r: Result):
     ax.grid(axis="x", visible=False)
     eu = r.stat("facility.effective_utilization.value")
     band = f" (p05–p95 {100 * eu.p05:.1f}–{100 * eu.p95:.1f}%)" if eu.p95 > eu.p05 else ""
+    if product is not None:
+        band = f" ({100 * product.level:.0f}% interval {100 * product.lo:.1f}–{100 * product.hi:.1f}%)"
     ax.set_title(f"Effective utilization {100 * eu.mean:.1f}%{band}: where the facility's energy goes",
                  loc="left")
     return fig

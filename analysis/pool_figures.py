@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Figures of a `fleetsim pool -o out.h5` result: the pool's allocation over time by job class
 (training, inference replicas the demand needs, development) with the fragmented share, and the
-pool GPU-hours lost by cause.
+pool GPU-hours lost by cause. Where the result carries intervals (issue 25: `interval_lo`,
+`interval_hi`, `interval_level` beside a value, the central range over the pool replications) the
+allocation share gets a band and the losses their whiskers at that level (else p05-p95).
 
     /usr/bin/python3 analysis/pool_figures.py out.h5 -o DIR     # DIR/pool_allocation.png, DIR/pool_losses.png
 """
@@ -36,8 +38,14 @@ def allocation_figure(f, path: Path):
     ax.set_ylabel("share of the pool's GPUs")
     ax.set_ylim(0, 1.02)
     ax.set_xlim(t[0], t[-1])
-    mean = float(f["metrics/pool/allocation_share"][0])
+    ds = f["metrics/pool/allocation_share"]
+    mean = float(ds[0])
     ax.axhline(mean, color=GREY, ls=":", lw=1, label=f"allocation share, mean over replications: {mean:.3f}")
+    if "interval_lo" in ds.attrs and float(ds.attrs["interval_hi"]) > float(ds.attrs["interval_lo"]):
+        lo, hi, level = (float(ds.attrs[k]) for k in ("interval_lo", "interval_hi", "interval_level"))
+        band = ax.axhspan(lo, hi, color=GREY, alpha=0.15, lw=0,
+                          label=f"allocation share, {100 * level:.0f}% interval: {lo:.3f}–{hi:.3f}")
+        band.set_gid("interval_band")
     ax.legend(loc="lower right", fontsize=8.5)
     ax.set_title("Pool allocation over time (replication 0)")
     fig.tight_layout()
@@ -49,12 +57,20 @@ def losses_figure(f, path: Path):
     g = f["metrics/pool/gpu_hours_lost"]
     keys = sorted(g.keys(), key=lambda k: -float(g[k][0]))
     vals = [float(g[k][0]) for k in keys]
-    lo = [float(g[k][0]) - float(g[k][1]) for k in keys]
-    hi = [float(g[k][2]) - float(g[k][0]) for k in keys]
+    has_interval = all("interval_lo" in g[k].attrs for k in keys)
+    if has_interval:
+        level = float(g[keys[0]].attrs["interval_level"]) if keys else 0.8
+        lo = [max(float(g[k][0]) - float(g[k].attrs["interval_lo"]), 0) for k in keys]
+        hi = [max(float(g[k].attrs["interval_hi"]) - float(g[k][0]), 0) for k in keys]
+        what = f"{100 * level:.0f}% interval over replications"
+    else:
+        lo = [float(g[k][0]) - float(g[k][1]) for k in keys]
+        hi = [float(g[k][2]) - float(g[k][0]) for k in keys]
+        what = "p05-p95 over replications"
     fig, ax = plt.subplots(figsize=(8, 4.2))
     ax.barh(keys, vals, xerr=[lo, hi], color=RED, alpha=0.8)
     ax.invert_yaxis()
-    ax.set_xlabel("pool GPU-hours lost (mean, p05-p95 over replications)")
+    ax.set_xlabel(f"pool GPU-hours lost (mean, {what})")
     ax.set_title("Where the pool's GPU-hours go, besides allocated work")
     fig.tight_layout()
     fig.savefig(path, dpi=130)

@@ -17,6 +17,8 @@ import math
 import sys
 from pathlib import Path
 
+import pandas as pd
+
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis import figures as F  # noqa: E402
@@ -31,7 +33,8 @@ h1 { font-size: 1.6em; margin-bottom: 0.1em; } h2 { font-size: 1.25em; margin-to
 .cards { display: flex; flex-wrap: wrap; gap: 0.7em; margin: 1em 0; }
 .card { border: 1px solid #ddd; border-radius: 6px; padding: 0.5em 0.9em; min-width: 9em; background: #fafafa; }
 .card .v { font-size: 1.35em; font-weight: 600; } .card .k { color: #555; font-size: 0.85em; }
-.card .b { color: #888; font-size: 0.8em; }
+.card .b { color: #888; font-size: 0.8em; } .card .iv { color: #335; }
+span.iv { color: #777; font-size: 0.85em; }
 table { border-collapse: collapse; font-size: 0.88em; margin: 0.6em 0; }
 th, td { border-bottom: 1px solid #e5e5e5; padding: 0.25em 0.7em; text-align: left; vertical-align: top; }
 td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -51,7 +54,9 @@ CAPTIONS = {
                       "bands utilities state limits in (0.1–1, 1–3, 3–20 Hz) and the iteration frequency.",
     "waterfall": "The five factors of effective utilization (DESIGN.md §1), each taking its share of what "
                  "is left: energy efficiency (1/PUE), single-GPU efficiency, parallel scaling, ETTR and pool "
-                 "utilization. Red: the loss each factor causes, in percentage points of facility energy.",
+                 "utilization. Red: the loss each factor causes, in percentage points of facility energy. "
+                 "Whiskers (where the result has intervals): each factor's interval applied to what is left "
+                 "before it, and the product's own interval (sim/uncertainty/README.md, \"Waterfall intervals\").",
     "iteration_breakdown": "One training iteration's critical path by component; compute is useful work, "
                            "everything else is exposed communication, pipeline bubble or optimizer time.",
     "iteration_timeline": "One iteration as the step model's schedule placed it, one row per pipeline stage "
@@ -126,16 +131,26 @@ def cards(r: Result) -> str:
         if not r.has(name):
             continue
         s, unit = r.stat(name), r.unit(name)
-        band = (f'<div class="b">p05–p95 {fmt(s.p05, kind, "" if kind == "pct" else unit)} – '
-                f'{fmt(s.p95, kind, "" if kind == "pct" else unit)}</div>') if s.p95 - s.p05 > 1e-3 * abs(s.mean) else ""
+        u = "" if kind == "pct" else unit
+        band = (f'<div class="b">p05–p95 {fmt(s.p05, kind, u)} – '
+                f'{fmt(s.p95, kind, u)}</div>') if s.p95 - s.p05 > 1e-3 * abs(s.mean) else ""
+        iv = r.interval(name)
+        if iv is not None:  # issue 25: the interval beside the value
+            band += (f'<div class="b iv">{100 * iv.level:.0f}% interval {fmt(iv.lo, kind, u)} – '
+                     f'{fmt(iv.hi, kind, u)}</div>')
         out.append(f'<div class="card"><div class="k">{html.escape(label)}</div>'
                    f'<div class="v">{fmt(s.mean, kind, "" if kind == "pct" else unit)}</div>{band}</div>')
     out.append("</div>")
+    grades = [(sec, p) for sec, p in r.provenances.items()]
+    if grades:
+        out.append("<p class='sub'>" + " · ".join(
+            f"{html.escape(sec)}: <b>{html.escape(str(p['grade']))}</b> – {html.escape(str(p['why']))}"
+            for sec, p in grades) + "</p>")
     return "".join(out)
 
 
 def metrics_table(r: Result) -> str:
-    rows = ["<table><tr><th>metric</th><th>value</th><th>p05</th><th>p95</th><th>unit</th>"
+    rows = ["<table><tr><th>metric</th><th>value</th><th>p05</th><th>p95</th><th>interval</th><th>unit</th>"
             "<th>description</th></tr>"]
     for name, m in r.metrics.iterrows():
         if m["text"] is not None and isinstance(m["text"], str):
@@ -144,8 +159,10 @@ def metrics_table(r: Result) -> str:
             val = fmt(m["value"])
             p05 = fmt(m["p05"]) if m["is_stat"] else ""
             p95 = fmt(m["p95"]) if m["is_stat"] else ""
+        iv = r.interval(name)
+        ivt = f"[{fmt(iv.lo)}, {fmt(iv.hi)}] at {100 * iv.level:.0f}%" if iv is not None else ""
         rows.append(f"<tr><td><code>{html.escape(name)}</code></td><td class='n'>{val}</td><td class='n'>{p05}</td>"
-                    f"<td class='n'>{p95}</td><td>{html.escape(unit_text(str(m['unit'])))}</td>"
+                    f"<td class='n'>{p95}</td><td class='n'>{ivt}</td><td>{html.escape(unit_text(str(m['unit'])))}</td>"
                     f"<td>{html.escape(str(m['description']))}</td></tr>")
     rows.append("</table>")
     return "".join(rows)
@@ -156,7 +173,13 @@ def provenance(r: Result) -> str:
                    for k, v in r.meta.items())
     scen = (f"<details><summary>resolved scenario</summary><pre>{html.escape(r.resolved_scenario)}</pre></details>"
             if r.resolved_scenario else "")
-    return f"<table>{rows}</table>{scen}"
+    # Issue 25: how sure, per section (grade, why, the judged sources).
+    graded = "".join(
+        f"<tr><td>{html.escape(sec)}</td><td><b>{html.escape(str(p['grade']))}</b></td><td>{html.escape(str(p['why']))}"
+        f"</td><td>{html.escape('; '.join(p['sources']))}</td></tr>" for sec, p in r.provenances.items())
+    grades = (f"<table class='provenance'><tr><th>section</th><th>grade</th><th>why</th><th>judged by</th></tr>"
+              f"{graded}</table>") if graded else ""
+    return f"{grades}<table>{rows}</table>{scen}"
 
 
 def page(title: str, subtitle: str, body: str) -> str:
@@ -184,16 +207,29 @@ INDEX_COLUMNS = [("mfu", "MFU", "pct"), ("iteration_time_s", "iteration (s)", "n
                  ("effective_utilization", "eff. util.", "pct")]
 
 
+def _cell(row, c: str, kind: str) -> str:
+    """A value with its interval below it where the index has one (issue 25: NAME_lo, NAME_hi)."""
+    text = fmt(row[c], kind)
+    lo, hi = row.get(c + "_lo"), row.get(c + "_hi")
+    if lo is not None and hi is not None and not (pd.isna(lo) or pd.isna(hi)):
+        text += f"<br><span class='iv'>[{fmt(float(lo), kind)}, {fmt(float(hi), kind)}]</span>"
+    return text
+
+
 def index_table(s: Sweep) -> str:
     cols = [c for c in INDEX_COLUMNS if c[0] in s.index.columns]
+    extra = [c for c in ("replications", "provenance_grade") if c in s.index.columns]
     head = "".join(f"<th>{html.escape(k)}</th>" for k in s.keys) + "<th>status</th>" + \
-        "".join(f"<th>{html.escape(lbl)}</th>" for _, lbl, _ in cols)
+        "".join(f"<th>{html.escape(lbl)}</th>" for _, lbl, _ in cols) + \
+        "".join(f"<th>{html.escape(c.replace('_', ' '))}</th>" for c in extra)
     rows = [f"<table><tr><th>point</th>{head}</tr>"]
     for _, row in s.index.iterrows():
         cls = " class='failed'" if row["status"] != "ok" else ""
         cells = "".join(f"<td>{html.escape(str(row[k]))}</td>" for k in s.keys)
         status = html.escape(row["status"]) + (f": {html.escape(str(row['error']))}" if row["status"] != "ok" else "")
-        vals = "".join(f"<td class='n'>{fmt(row[c], kind)}</td>" for c, _, kind in cols)
+        vals = "".join(f"<td class='n'>{_cell(row, c, kind)}</td>" for c, _, kind in cols)
+        vals += "".join(f"<td>{html.escape('' if pd.isna(row[c]) else str(row[c]).removesuffix('.0'))}</td>"
+                        for c in extra)
         rows.append(f"<tr{cls}><td>{row['point']}</td>{cells}<td>{status}</td>{vals}</tr>")
     rows.append("</table>")
     return "".join(rows)
@@ -204,7 +240,10 @@ def sweep_report(s: Sweep, out: Path) -> Path:
     n_ok, n_failed = len(s.ok), len(s.failed)
     body = [f"<p>{len(s.index)} points over {', '.join(f'<code>{html.escape(k)}</code>' for k in s.keys)}: "
             f"{n_ok} finished, {n_failed} failed. Bands and whiskers span the 5th to 95th percentile over "
-            f"the Monte-Carlo replications of each point; every point uses the same seed.</p>"]
+            f"the Monte-Carlo replications of each point; where a point carries an interval (the step model's "
+            f"model-form error with the Monte-Carlo spread, sim/uncertainty), a lighter dashed band or the "
+            f"whiskers span that instead, and the table gives it below each value with the point's provenance "
+            f"grade. Every point uses the same seed.</p>"]
     body += ["<h2>Figures</h2>"] + [figure_block(p, CAPTIONS.get(p.stem, _sweep_caption(p.stem))) for p in paths]
     body += ["<h2>Points</h2>", index_table(s)]
     if s.spec:

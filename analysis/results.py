@@ -56,6 +56,16 @@ class Stat:
         return (self.p05, self.p95)
 
 
+@dataclass(frozen=True)
+class Interval:
+    """A headline value's interval at `level` (issue 25: the model-form error of the step model and
+    the Monte-Carlo spread, sim/uncertainty/README.md), from the `interval_lo`, `interval_hi` and
+    `interval_level` attributes fleetsim writes beside the value."""
+    lo: float
+    hi: float
+    level: float
+
+
 def _text(v) -> str:
     if isinstance(v, bytes):
         return v.decode("utf-8", "replace")
@@ -90,6 +100,7 @@ class Result:
         self.path = Path(path)
         self.meta: Dict[str, object] = {}
         self.resolved_scenario = ""
+        self.provenances: Dict[str, Dict[str, object]] = {}
         rows = []
         self._tables: Dict[str, pd.DataFrame] = {}
         with h5py.File(self.path, "r") as f:
@@ -109,15 +120,25 @@ class Result:
                     if h5py.check_string_dtype(obj.dtype) is not None:
                         v = obj[()]
                         rows.append(dict(name=dotted, value=np.nan, p05=np.nan, p95=np.nan, text=_text(
-                            v[0] if np.ndim(v) else v), unit=unit, description=desc, is_stat=False))
+                            v[0] if np.ndim(v) else v), unit=unit, description=desc, is_stat=False,
+                            lo=np.nan, hi=np.nan, level=np.nan))
                         return
                     v = np.atleast_1d(np.asarray(obj[()], dtype=float))
                     is_stat = v.size == 3 or "fields" in obj.attrs
                     rows.append(dict(name=dotted, value=float(v[0]) if v.size else np.nan,
                                      p05=float(v[1]) if is_stat and v.size >= 3 else np.nan,
                                      p95=float(v[2]) if is_stat and v.size >= 3 else np.nan,
-                                     text=None, unit=unit, description=desc, is_stat=bool(is_stat)))
+                                     text=None, unit=unit, description=desc, is_stat=bool(is_stat),
+                                     lo=float(_attr(obj, "interval_lo", np.nan)),
+                                     hi=float(_attr(obj, "interval_hi", np.nan)),
+                                     level=float(_attr(obj, "interval_level", np.nan))))
                 f["metrics"].visititems(visit)
+                # One provenance per section (/metrics/step, /metrics/run, /metrics/pool).
+                for section, g in f["metrics"].items():
+                    if isinstance(g, h5py.Group) and "provenance_grade" in g.attrs:
+                        self.provenances[section] = {
+                            "grade": _attr(g, "provenance_grade"), "why": _attr(g, "provenance_why"),
+                            "sources": [s for s in str(_attr(g, "provenance_sources")).split("; ") if s]}
             groups = []  # tables: groups holding columns, also nested ones ("power/steady")
             f.visititems(lambda name, obj: groups.append((name, obj)) if isinstance(obj, h5py.Group) else None)
             for name, g in groups:
@@ -138,7 +159,7 @@ class Result:
                 df.attrs["description"] = _attr(g, "description")
                 self._tables[name] = df
         self.metrics = pd.DataFrame(rows, columns=["name", "value", "p05", "p95", "text", "unit", "description",
-                                                   "is_stat"]).set_index("name")
+                                                   "is_stat", "lo", "hi", "level"]).set_index("name")
         version = self.meta.get("schema_version")
         if version not in ("", None) and int(float(version)) > SCHEMA_VERSION:
             raise ValueError(f"{self.path}: schema version {version} is newer than this reader ({SCHEMA_VERSION})")
@@ -162,6 +183,19 @@ class Result:
             return Stat(float(row["value"]), float(row["p05"]), float(row["p95"]))
         v = float(row["value"])
         return Stat(v, v, v)
+
+    def interval(self, name: str) -> Optional[Interval]:
+        """The metric's interval (issue 25), None when the file gives it none."""
+        if name not in self.metrics.index:
+            return None
+        row = self.metrics.loc[name]
+        if not (np.isfinite(row["lo"]) and np.isfinite(row["hi"])):
+            return None
+        return Interval(float(row["lo"]), float(row["hi"]), float(row["level"]))
+
+    def provenance(self, section: str) -> Optional[Dict[str, object]]:
+        """A section's provenance ("step", "run", "pool"): grade, why, sources; None when absent."""
+        return self.provenances.get(section)
 
     def unit(self, name: str) -> str:
         return str(self.metrics.at[name, "unit"]) if name in self.metrics.index else ""
@@ -299,8 +333,10 @@ class Sweep:
     def frame(self, metrics: Sequence[str]) -> pd.DataFrame:
         """One row per finished point: point, file, the varied keys (text), KEY__num (the value as
         a number, when every value parses), and for each metric NAME, NAME_p05, NAME_p95 (bands
-        equal the mean for scalar metrics). df.attrs["units"] maps each metric to its unit."""
-        rows, units = [], {}
+        equal the mean for scalar metrics) and NAME_lo, NAME_hi (its interval, NaN when the point
+        has none; df.attrs["levels"] maps each metric to its level). df.attrs["units"] maps each
+        metric to its unit."""
+        rows, units, levels = [], {}, {}
         for row, r in self.results():
             d = {"point": row["point"], "file": row["file"]}
             for k in self.keys:
@@ -310,6 +346,10 @@ class Sweep:
             for m in metrics:
                 s = r.stat(m)
                 d[m], d[m + "_p05"], d[m + "_p95"] = s.mean, s.p05, s.p95
+                iv = r.interval(m)
+                d[m + "_lo"], d[m + "_hi"] = (iv.lo, iv.hi) if iv else (math.nan, math.nan)
+                if iv:
+                    levels[m] = iv.level
                 if r.has(m):
                     units[m] = r.unit(m)
             rows.append(d)
@@ -318,6 +358,7 @@ class Sweep:
             if self.is_numeric(k) and k in df:
                 df[k + "__num"] = [parse_number(v) for v in df[k]]
         df.attrs["units"] = units
+        df.attrs["levels"] = levels
         return df
 
     def __repr__(self) -> str:

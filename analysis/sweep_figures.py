@@ -1,6 +1,7 @@
 """Figures from a fleetsim sweep directory (analysis.results.Sweep): any metric against a varied
-key with its p05-p95 band, several metrics side by side, MFU and scaling efficiency against GPUs,
-and the standard set the sweep report draws."""
+key with its p05-p95 band and, where the points carry one, its interval (issue 25: the step model's
+model-form error with the Monte-Carlo spread) as a wider, lighter band; several metrics side by
+side, MFU and scaling efficiency against GPUs, and the standard set the sweep report draws."""
 from __future__ import annotations
 
 import math
@@ -64,8 +65,9 @@ def _groups(df: pd.DataFrame, keys: List[str]) -> List[tuple]:
 def sweep_curve(sweep: Sweep, metric: str, key: str, ax=None, by: Optional[str] = None, color=None,
                 label: Optional[str] = None, df: Optional[pd.DataFrame] = None, legend: bool = True):
     """`metric` against the varied `key`: a line with its p05-p95 band (numeric keys) or bars with
-    p05-p95 whiskers (named values). With `by`, one line per value of that other key; other keys
-    must then be fixed (a sweep over more keys gives one line per combination)."""
+    p05-p95 whiskers (named values). Where the points carry an interval (NAME_lo, NAME_hi), a
+    lighter band with a dashed edge (gid "interval_band") spans it; on bars the whiskers span it
+    instead (gid "interval_whiskers"). Other keys than `key` give one line per combination."""
     own = ax is None
     if own:
         fig, ax = plt.subplots(figsize=(6.8, 4))
@@ -82,10 +84,17 @@ def sweep_curve(sweep: Sweep, metric: str, key: str, ax=None, by: Optional[str] 
         y = sub[metric].to_numpy(float)[order]
         lo = sub[metric + "_p05"].to_numpy(float)[order]
         hi = sub[metric + "_p95"].to_numpy(float)[order]
+        nan = np.full(len(y), np.nan)
+        ilo = sub[metric + "_lo"].to_numpy(float)[order] if metric + "_lo" in sub else nan
+        ihi = sub[metric + "_hi"].to_numpy(float)[order] if metric + "_hi" in sub else nan
+        has_interval = bool(np.isfinite(ilo).any() and np.isfinite(ihi).any() and np.any(ihi > ilo))
         c = color or CYCLE[gi % len(CYCLE)]
         lbl = label if label is not None else (", ".join(str(v) for v in gval) or None)
         if cats is None:
             ax.plot(x, y, marker="o", ms=4, color=c, label=lbl)
+            if has_interval:
+                band = ax.fill_between(x, ilo, ihi, facecolor=c, alpha=0.10, edgecolor=c, lw=0.8, ls="--")
+                band.set_gid("interval_band")
             if np.any(hi > lo):
                 ax.fill_between(x, lo, hi, color=c, alpha=0.18, lw=0)
         else:
@@ -94,7 +103,13 @@ def sweep_curve(sweep: Sweep, metric: str, key: str, ax=None, by: Optional[str] 
             # One series: each named value gets its own colour; several: one colour per series.
             colors = [CYCLE[int(v) % len(CYCLE)] for v in x] if ncat == 1 and color is None else c
             ax.bar(x + off, y, width=w * 0.92, color=colors, alpha=0.85, label=lbl)
-            if np.any(hi > lo):
+            if has_interval:
+                eb = ax.errorbar(x + off, y, yerr=[np.clip(y - ilo, 0, None), np.clip(ihi - y, 0, None)], fmt="none",
+                                 ecolor="black", elinewidth=0.8, capsize=3)
+                for part in eb.lines[2]:
+                    part.set_gid("interval_whiskers")
+                lo, hi = ilo, ihi  # the labels sit above the whiskers drawn
+            elif np.any(hi > lo):
                 ax.errorbar(x + off, y, yerr=[np.clip(y - lo, 0, None), np.clip(hi - y, 0, None)], fmt="none",
                             ecolor="black", elinewidth=0.8, capsize=3)
             ax.margins(y=0.1)
@@ -106,13 +121,16 @@ def sweep_curve(sweep: Sweep, metric: str, key: str, ax=None, by: Optional[str] 
     _format_x(ax, sweep, key, last_cats if groups else None)
     ax.set_ylabel(axis_label(metric_label(metric), unit))
     if _is_ratio(unit):
-        ymax = np.nanmax(df[metric + "_p95"].to_numpy(float)) if len(df) else 1
+        tops = [df[c].to_numpy(float) for c in (metric + "_p95", metric + "_hi") if c in df]
+        ymax = np.nanmax(np.concatenate(tops)) if len(df) else 1
         if ymax <= 1.0 + 1e-9:
             _percent_axis(ax)
     if legend and ax.get_legend_handles_labels()[0] and (len(groups) > 1 or label):
         ax.legend(fontsize=8.5, title=", ".join(key_label(k) for k in others) or None, title_fontsize=8.5)
     if own:
-        ax.set_title(f"{metric_label(metric)} vs {key_label(key)} (band: p05–p95 over replications)", loc="left")
+        level = df.attrs.get("levels", {}).get(metric)
+        extra = f"; light band: {100 * level:.0f}% interval" if level else ""
+        ax.set_title(f"{metric_label(metric)} vs {key_label(key)} (band: p05–p95 over replications{extra})", loc="left")
         return ax.figure
     return ax
 
@@ -194,7 +212,8 @@ def sweep_figures(sweep: Sweep) -> Dict[str, object]:
     for key in sweep.keys:
         stem = key.split(".")[-1]
         figs[f"headlines_vs_{stem}"] = sweep_panels(
-            sweep, key, SWEEP_HEADLINES, f"Headline figures vs {key_label(key)} (bands: p05–p95)", ncols=4)
+            sweep, key, SWEEP_HEADLINES,
+            f"Headline figures vs {key_label(key)} (bands: p05–p95; light dashed: the interval where given)", ncols=4)
         if key == "cluster.gpus":
             figs["scaling_vs_gpus"] = weak_scaling(sweep, key)
             figs["reliability_vs_gpus"] = sweep_panels(

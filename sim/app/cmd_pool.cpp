@@ -10,6 +10,7 @@
 #include "sim/core/cli_guards.hpp"
 #include "sim/config/load.hpp"
 #include "sim/pool/pool_model.hpp"
+#include "sim/uncertainty/pool_interval.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -22,6 +23,7 @@ struct PoolArgs {
   long long seed = -1;
   int threads = 0;
   bool json = false;
+  double level = 0.8;  // of the intervals beside the headline numbers (sim/uncertainty/pool_interval.hpp)
 };
 
 const char* policy_name(const PoolSpec& p) {
@@ -38,7 +40,22 @@ const char* placement_name(const PoolSpec& p) {
   return "?";
 }
 
+// The console block of the pool's intervals: the shares and the largest GPU-hour losses.
+void print_uncertainty(const std::vector<std::pair<std::string, uncertainty::Interval>>& intervals,
+                       const uncertainty::Provenance& p, double level, std::ostream& out) {
+  char buf[160];
+  std::snprintf(buf, sizeof buf, "\n%.0f%% intervals (Monte-Carlo spread over the pool replications, sim/uncertainty)\n",
+                100 * level);
+  out << buf;
+  for (const auto& [key, i] : intervals) {
+    std::snprintf(buf, sizeof buf, "  %-36s [%.4g, %.4g]\n", key.c_str(), i.lo, i.hi);
+    out << buf;
+  }
+  out << "  provenance: " << uncertainty::grade_name(p.grade) << " - " << p.why << "\n";
+}
+
 void pool_command(const PoolArgs& a) {
+  uncertainty::check_level(a.level, "--level");
   if (!a.output.empty()) guards::output_file(a.output, "-o", "the results file");  // before the work
   std::vector<std::string> sets = a.sets;
   if (a.replications > 0) sets.push_back("pool.replications=" + std::to_string(a.replications));
@@ -48,10 +65,15 @@ void pool_command(const PoolArgs& a) {
   Report report;
   report.set_prefix("pool.");
   pool::add_pool_metrics(r, report);
+  // Beside the headline numbers: <key>_interval and one provenance (issue 25).
+  const auto intervals = uncertainty::pool_intervals(r, a.level);
+  const uncertainty::Provenance provenance = uncertainty::pool_provenance(s, r, a.level);
   if (!a.output.empty()) {
     std::string command = "fleetsim pool " + (a.scenario.empty() ? std::string("(default)") : a.scenario);
     for (const auto& set : a.sets) command += " --set " + set;
-    pool::write_pool_results(a.output, s, r, command);
+    pool::write_pool_results(a.output, s, r, command, [&](ResultsFile& f) {
+      uncertainty::annotate_pool_results(f, intervals, provenance);
+    });
   }
   const double events_per_s = r.wall_s > 0 ? static_cast<double>(r.events()) / r.wall_s : 0.0;
   if (a.json) {
@@ -62,6 +84,7 @@ void pool_command(const PoolArgs& a) {
     j["replications"] = s.pool.replications;
     Json body = report.to_json();
     for (const auto& [k, v] : body.as_object()) j[k] = v;
+    j["pool"] = uncertainty::annotate_pool_json(j["pool"], intervals, provenance);
     j["host"]["wall_time_s"] = r.wall_s;
     j["host"]["events_per_second"] = events_per_s;
     std::cout << j.dump(2) << "\n";
@@ -79,6 +102,7 @@ void pool_command(const PoolArgs& a) {
                 p.colocation == Colocation::Tidal ? "tidal" : "none");
   std::cout << buf << "Pool (mean [p05, p95]; shares over replications, delays and slowdowns over jobs)\n";
   report.print_table(std::cout);
+  print_uncertainty(intervals, provenance, a.level, std::cout);
   std::snprintf(buf, sizeof buf, "\n(%.2f s wall, %.3g events/s)\n", r.wall_s, events_per_s);
   if (!a.output.empty()) std::cout << "\nresults written to " << a.output << "\n";
   std::cout << buf;
@@ -97,6 +121,7 @@ void add_pool_command(CLI::App& app) {
   c->add_option("--seed", args->seed, "base random seed (overrides run.seed)")->check(CLI::NonNegativeNumber);
   c->add_option("--threads", args->threads, "worker threads (default: all cores)")->check(CLI::Range(0, 1024));
   c->add_flag("--json", args->json, "print the summary as JSON");
+  c->add_option("--level", args->level, "level of the intervals beside the headline numbers, in (0, 1) (default 0.8)");
   c->callback([args] { pool_command(*args); });
 }
 

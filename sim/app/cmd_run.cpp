@@ -22,6 +22,7 @@
 #include "sim/uncertainty/annotate.hpp"
 #include "sim/uncertainty/compare.hpp"
 #include "sim/uncertainty/inputs.hpp"
+#include "sim/uncertainty/waterfall_interval.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -47,6 +48,8 @@ struct RunUncertainty {
   uncertainty::StepUncertainty step;
   uncertainty::Interval iteration_time, mfu, ettr, wall_clock_days, tokens_trained;
   uncertainty::Interval effective_utilization;  // the waterfall's product
+  uncertainty::WaterfallIntervals waterfall;     // its five factors and the product (waterfall_interval.hpp)
+  uncertainty::Interval pue;                     // facility.pue_mean: the replications' range
 };
 
 RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, double level) {
@@ -67,10 +70,15 @@ RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, doubl
   u.wall_clock_days = uncertainty::sample_interval(days, level);
   u.tokens_trained = uncertainty::sample_interval(tokens, level);
   // The waterfall's effective utilization is proportional to MFU (single-GPU x scaling), so to
-  // 1 / T: its replications' range combined with the step interval.
-  std::vector<double> eu;
-  for (const auto& f : r.facility) eu.push_back(f.effective_utilization());
-  u.effective_utilization = uncertainty::combine_with_step(uncertainty::sample_interval(eu, level), u.step);
+  // 1 / T: its replications' range combined with the step interval; each factor as
+  // waterfall_interval.hpp says.
+  std::vector<facility::Waterfall> waterfalls;
+  for (const auto& f : r.facility) waterfalls.push_back(f.waterfall);
+  u.waterfall = uncertainty::waterfall_intervals(waterfalls, u.step, level);
+  u.effective_utilization = u.waterfall.product;
+  std::vector<double> pue;
+  for (const auto& f : r.facility) pue.push_back(f.pue_mean);
+  u.pue = uncertainty::sample_interval(pue, level);
   // Declared uncertain inputs (sim/uncertainty/inputs.hpp): each replication ran its own drawn
   // iteration, so the step figures' spread over the replications joins the model-form interval.
   if (!r.replication_iteration_time_s.empty()) {
@@ -93,15 +101,27 @@ uncertainty::Provenance run_provenance(const RunUncertainty& u, const PipelineRe
   return p;
 }
 
-// HDF5: interval_lo, interval_hi, interval_level on each headline dataset; provenance_grade,
-// provenance_why, provenance_sources on the /metrics/step and /metrics/run groups.
-void annotate_results(ResultsFile& f, const RunUncertainty& u, const PipelineResult& r) {
-  const std::pair<const char*, const uncertainty::Interval*> values[] = {
+// replications: auto's outcome (sim/uncertainty/README.md, "Adaptive replications").
+struct AutoReplications {
+  bool on = false;
+  int used = 0;
+  double ettr_half_width = 0, precision = 0;
+  [[nodiscard]] bool reached() const { return ettr_half_width <= precision; }
+};
+
+// HDF5: interval_lo, interval_hi, interval_level on each headline dataset (the waterfall's five
+// factors included); provenance_grade, provenance_why, provenance_sources on the /metrics/step and
+// /metrics/run groups; replications: auto's outcome on /metrics/run.
+
+void annotate_results(ResultsFile& f, const RunUncertainty& u, const PipelineResult& r, const AutoReplications& autorep) {
+  std::vector<std::pair<std::string, const uncertainty::Interval*>> values = {
       {"step.iteration_time_s", &u.iteration_time}, {"step.mfu", &u.mfu}, {"run.ettr", &u.ettr},
       {"run.wall_clock_days", &u.wall_clock_days}, {"run.tokens_trained", &u.tokens_trained},
-      {"facility.effective_utilization.value", &u.effective_utilization}};
+      {"facility.effective_utilization.value", &u.effective_utilization}, {"facility.pue_mean", &u.pue}};
+  const auto factors = u.waterfall.factors();
+  for (const auto& [key, i] : factors) values.emplace_back("facility.effective_utilization.factors." + key, &i);
   for (const auto& [name, i] : values) {
-    if (r.facility.empty() && std::string(name).rfind("facility.", 0) == 0) continue;
+    if (r.facility.empty() && name.rfind("facility.", 0) == 0) continue;
     f.metric_attribute(name, "interval_lo", i->lo);
     f.metric_attribute(name, "interval_hi", i->hi);
     f.metric_attribute(name, "interval_level", i->level);
@@ -115,10 +135,17 @@ void annotate_results(ResultsFile& f, const RunUncertainty& u, const PipelineRes
     f.metric_attribute(section, "provenance_why", p.why);
     f.metric_attribute(section, "provenance_sources", sources);
   }
+  // replications: auto (a sweep's index reads how many each point used from /meta/replications).
+  if (autorep.on) {
+    f.metric_attribute("run", "replications_auto_used", autorep.used);
+    f.metric_attribute("run", "replications_auto_ettr_half_width", autorep.ettr_half_width);
+    f.metric_attribute("run", "replications_auto_precision", autorep.precision);
+    f.metric_attribute("run", "replications_auto_reached", autorep.reached() ? 1.0 : 0.0);
+  }
 }
 
 void print_uncertainty(const RunUncertainty& u, std::ostream& out) {
-  char buf[768];
+  char buf[1024];
   std::snprintf(buf, sizeof buf,
                 "\n%.0f%% intervals (model-form error of the step model and Monte-Carlo spread, sim/uncertainty)\n"
                 "  time of one training iteration  [%.4g, %.4g] s\n"
@@ -126,10 +153,15 @@ void print_uncertainty(const RunUncertainty& u, std::ostream& out) {
                 "  ETTR                            [%.4f, %.4f]\n"
                 "  wall-clock                      [%.4g, %.4g] d\n"
                 "  tokens trained                  [%.4g, %.4g]\n"
-                "  effective utilization           [%.3f, %.3f]\n",
+                "  effective utilization           [%.3f, %.3f] = 1/PUE [%.3f, %.3f] x single-GPU [%.3f, %.3f] x "
+                "scaling [%.3f, %.3f] x ETTR [%.3f, %.3f] x pool [%.3f, %.3f]\n",
                 100 * u.step.level, u.iteration_time.lo, u.iteration_time.hi, u.mfu.lo, u.mfu.hi, u.ettr.lo, u.ettr.hi,
                 u.wall_clock_days.lo, u.wall_clock_days.hi, u.tokens_trained.lo, u.tokens_trained.hi,
-                u.effective_utilization.lo, u.effective_utilization.hi);
+                u.effective_utilization.lo, u.effective_utilization.hi, u.waterfall.energy_efficiency.lo,
+                u.waterfall.energy_efficiency.hi, u.waterfall.single_gpu_efficiency.lo, u.waterfall.single_gpu_efficiency.hi,
+                u.waterfall.parallel_scaling_efficiency.lo, u.waterfall.parallel_scaling_efficiency.hi,
+                u.waterfall.ettr.lo, u.waterfall.ettr.hi, u.waterfall.resource_utilization.lo,
+                u.waterfall.resource_utilization.hi);
   out << buf << "  provenance: " << uncertainty::grade_name(u.step.provenance.grade) << " - " << u.step.provenance.why
       << "\n";
 }
@@ -265,8 +297,9 @@ void run(const RunArgs& a) {
   if (!a.output.empty()) {
     std::string command = "fleetsim run " + (a.scenario.empty() ? std::string("(default)") : a.scenario);
     for (const auto& set : a.sets) command += " --set " + set;
+    const AutoReplications ar{autorep, s.run.replications, auto_half_width, precision};
     write_results_file(a.output, s, r, command, [&](ResultsFile& f) {
-      annotate_results(f, u, r);
+      annotate_results(f, u, r, ar);
       if (s.declared_inputs) {  // which inputs the replications drew (sim/uncertainty/inputs.hpp)
         std::string declared;
         for (const auto& in : s.declared_inputs->inputs) declared += (declared.empty() ? "" : "; ") + in.key + ": " + in.spec.shown;
@@ -302,9 +335,13 @@ void run(const RunArgs& a) {
     j["run"] = uncertainty::with_intervals(
         j["run"], {{"ettr", u.ettr}, {"wall_clock_days", u.wall_clock_days}, {"tokens_trained", u.tokens_trained}});
     j["run"]["provenance"] = uncertainty::provenance_json(run_provenance(u, r));
-    if (!r.facility.empty())
-      j["facility"]["effective_utilization"] = uncertainty::with_intervals(
-          j["facility"]["effective_utilization"], {{"value", u.effective_utilization}});
+    if (!r.facility.empty()) {
+      j["facility"] = uncertainty::with_intervals(j["facility"], {{"pue_mean", u.pue}});
+      Json& eu = j["facility"]["effective_utilization"];
+      eu = uncertainty::with_intervals(eu, {{"value", u.effective_utilization}});
+      const auto factors = u.waterfall.factors();
+      eu["factors"] = uncertainty::with_intervals(eu["factors"], {factors.begin(), factors.end()});
+    }
     if (s.declared_inputs) {
       j["uncertain_inputs"]["inputs"] = uncertainty::declared_inputs_json(s);
       j["uncertain_inputs"]["draws"] = s.run.replications;  // replication i on draw i

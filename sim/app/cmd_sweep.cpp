@@ -3,6 +3,7 @@
 // the varied values and headline figures of each point, DIR/sweep.json with the grid. Resumable
 // (finished points are skipped); a point that fails is recorded with its error.
 #include <algorithm>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -19,6 +20,7 @@
 #include "sim/results/json.hpp"
 #include "sim/sweep/grid.hpp"
 #include "sim/sweep/runner.hpp"
+#include "sim/uncertainty/annotate.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -30,7 +32,9 @@ struct SweepArgs {
   bool zip = false;
   std::vector<std::string> sets;
   std::string output;
-  int replications = 0;
+  std::string replications;  // "" (the scenario's), a count, or auto (each point until its ETTR half-width is met)
+  std::string precision;     // run.precision for auto
+  std::string level;         // --level of each point's intervals ("" = run's default, 0.8)
   long long seed = -1;
   int jobs = 0;
   int threads = 0;
@@ -50,7 +54,9 @@ std::string command_line(const SweepArgs& a) {
   for (const auto& v : a.with) c += " --with " + quote_arg(v);
   if (a.zip) c += " --zip";
   for (const auto& s : a.sets) c += " --set " + quote_arg(s);
-  if (a.replications > 0) c += " --replications " + std::to_string(a.replications);
+  if (!a.replications.empty()) c += " --replications " + quote_arg(a.replications);
+  if (!a.precision.empty()) c += " --precision " + quote_arg(a.precision);
+  if (!a.level.empty()) c += " --level " + quote_arg(a.level);
   if (a.seed >= 0) c += " --seed " + std::to_string(a.seed);
   return c + " -o " + quote_arg(a.output);
 }
@@ -82,7 +88,9 @@ void write_sweep_json(const std::filesystem::path& dir, const SweepArgs& a, cons
   Json sets = Json::array();
   for (const auto& s : a.sets) sets.push_back(s);
   j["sets"] = sets;
-  j["replications"] = a.replications > 0 ? Json(a.replications) : Json();
+  j["replications"] = a.replications.empty() ? Json() : a.replications == "auto" ? Json("auto") : Json(std::stoi(a.replications));
+  j["precision"] = a.precision.empty() ? Json() : Json(a.precision);
+  j["level"] = a.level.empty() ? Json() : Json(std::stod(a.level));
   j["seed"] = a.seed >= 0 ? Json(a.seed) : Json();
   Json pts = Json::array();
   for (const auto& p : points) {
@@ -117,33 +125,59 @@ void print_summary(const sweep::SweepSummary& s, const std::filesystem::path& di
       if (cols[i] == name) return r.values[i];
     return std::nullopt;
   };
-  std::printf("%-5s %-44s %-7s %7s %9s %7s %7s %8s\n", "point", "values", "status", "mfu", "iter (s)", "ettr",
-              "pue", "eff.util");
+  std::printf("%-5s %-44s %-7s %7s %9s %7s %7s %8s %5s %s\n", "point", "values", "status", "mfu", "iter (s)", "ettr",
+              "pue", "eff.util", "reps", "grade");
   for (const auto& r : s.rows) {
     std::string label = r.point->label();
     if (label.size() > 44) label = label.substr(0, 41) + "...";
-    std::printf("%-5d %-44s %-7s %7s %9s %7s %7s %8s\n", r.point->index, label.c_str(), r.status.c_str(),
+    std::printf("%-5d %-44s %-7s %7s %9s %7s %7s %8s %5s %s\n", r.point->index, label.c_str(), r.status.c_str(),
                 fmt(col(r, "mfu"), "%.3f").c_str(), fmt(col(r, "iteration_time_s"), "%.2f").c_str(),
                 fmt(col(r, "ettr"), "%.3f").c_str(), fmt(col(r, "pue_mean"), "%.3f").c_str(),
-                fmt(col(r, "effective_utilization"), "%.3f").c_str());
+                fmt(col(r, "effective_utilization"), "%.3f").c_str(), fmt(col(r, "replications"), "%.0f").c_str(),
+                sweep::grade_text(col(r, "provenance_grade")).c_str());
   }
   std::fflush(stdout);
   out << "\n" << s.total << " points: " << s.ran << " run, " << s.skipped << " already finished, " << s.failed
       << " failed; index: " << (dir / "index.csv").string() << "\n";
 }
 
+// --replications: "", auto, or a count from 1 to 1,000,000; --level: a number in (0, 1).
+int replication_count(const std::string& v) {
+  if (v.empty() || v == "auto") return 0;
+  const bool digits = v.size() <= 7 && v.find_first_not_of("0123456789") == std::string::npos;
+  const int n = digits ? std::stoi(v) : 0;
+  if (n < 1 || n > 1000000)
+    throw ConfigError("", "--replications", "'" + v + "' is not valid; use a count from 1 to 1000000 or auto");
+  return n;
+}
+
+void check_level_text(const std::string& v) {
+  if (v.empty()) return;
+  char* end = nullptr;
+  const double level = std::strtod(v.c_str(), &end);
+  if (end == v.c_str() || *end != '\0') throw ConfigError("", "--level", "'" + v + "' is not a number");
+  uncertainty::check_level(level, "--level");
+}
+
 void sweep_command(const SweepArgs& a) {
   guards::output_dir(a.output, "-o");
+  const int replications = replication_count(a.replications);
+  check_level_text(a.level);
+  // replications: auto and its precision travel as the scenario keys they are (the children's
+  // `fleetsim run` decides each point's count: sim/uncertainty/README.md, "Adaptive replications").
+  std::vector<std::string> sets = a.sets;
+  if (a.replications == "auto") sets.push_back("run.replications=auto");
+  if (!a.precision.empty()) sets.push_back("run.precision=" + a.precision);
   std::vector<sweep::Axis> axes;
   for (const auto& v : a.vary) axes.push_back(sweep::parse_axis(v));
   for (const auto& w : a.with) sweep::attach_companion(axes, w);
   if (a.zip) axes = sweep::zip_axes(std::move(axes));
-  sweep::GridBase base{a.scenario, a.sets, a.replications, a.seed};
+  sweep::GridBase base{a.scenario, sets, replications, a.seed, a.level};
   const auto points = sweep::expand_grid(axes, false, base);
 
   // The base scenario must load: a typo there would fail every point the same way.
-  std::vector<std::string> base_sets = a.sets;
-  if (a.replications > 0) base_sets.push_back("run.replications=" + std::to_string(a.replications));
+  std::vector<std::string> base_sets = sets;
+  if (replications > 0) base_sets.push_back("run.replications=" + std::to_string(replications));
   config::load_scenario(a.scenario, base_sets);
 
   // Under mpirun each rank runs one point at a time by default, its cores shared with the other
@@ -217,8 +251,11 @@ void add_sweep_command(CLI::App& app) {
   c->add_flag("--zip", a->zip, "pair the i-th values of every --vary instead of taking the product");
   c->add_option("--set", a->sets, "override a key at every point (repeatable)")->allow_extra_args(false);
   c->add_option("-o,--output", a->output, "output directory (created; rerunning resumes)")->required();
-  c->add_option("--replications", a->replications, "Monte-Carlo replications per point")
-      ->check(CLI::Range(1, 1000000));
+  c->add_option("--replications", a->replications,
+                "Monte-Carlo replications per point, or auto: each point doubles from 20 until its ETTR half-width "
+                "at --level is below --precision (index.csv's replications column says how many)");
+  c->add_option("--precision", a->precision, "ETTR half-width target of --replications auto (default 0.001 = 0.1 point)");
+  c->add_option("--level", a->level, "level of each point's intervals, in (0, 1) (default 0.8)");
   c->add_option("--seed", a->seed, "base random seed, the same at every point (common random numbers)")
       ->check(CLI::NonNegativeNumber);
   c->add_option("-j,--jobs", a->jobs, "points run at the same time (default: all cores)")->check(CLI::Range(0, 1024));

@@ -265,7 +265,8 @@ void add_pool_metrics(const PoolResult& r, Report& report) {
                                                               : 0.0);
 }
 
-void write_pool_results(const std::string& path, const Scenario& s, const PoolResult& r, const std::string& command) {
+void write_pool_results(const std::string& path, const Scenario& s, const PoolResult& r, const std::string& command,
+                        const std::function<void(ResultsFile&)>& annotate) {
   ResultsFile f(path);
   f.write_meta({s.file, s.resolved_yaml, s.run.seed, s.pool.replications, command});
   Report report;
@@ -325,6 +326,7 @@ void write_pool_results(const std::string& path, const Scenario& s, const PoolRe
                     "the most loaded fabric links of replication 0, in rank order: " + names);
     }
   }
+  if (annotate) annotate(f);
   f.commit();
 }
 

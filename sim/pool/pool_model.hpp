@@ -2,10 +2,12 @@
 // metrics (`pool.*` in JSON, HDF5 and the console) and the HDF5 tables.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "sim/pool/engine.hpp"
+#include "sim/results/hdf5_writer.hpp"
 #include "sim/results/report.hpp"
 #include "sim/scenario.hpp"
 
@@ -34,6 +36,9 @@ PoolResult simulate_pool(const Scenario& s, int threads = 0);
 // gpu_hours_lost by cause (over replications), and counters.
 void add_pool_metrics(const PoolResult& r, Report& report);
 
-void write_pool_results(const std::string& path, const Scenario& s, const PoolResult& r, const std::string& command);
+// `annotate` adds to the file before it is committed (the commands' intervals and provenance,
+// sim/uncertainty; the model itself knows nothing of them).
+void write_pool_results(const std::string& path, const Scenario& s, const PoolResult& r, const std::string& command,
+                        const std::function<void(ResultsFile&)>& annotate = {});
 
 }  // namespace fleetsim::pool

@@ -116,6 +116,7 @@ std::string point_file_name(const std::vector<std::pair<std::string, std::string
   std::string canonical = "scenario=" + base.scenario + "\nreplications=" + std::to_string(base.replications) +
                           "\nseed=" + std::to_string(base.seed) + "\n";
   for (const auto& s : base.sets) canonical += "set " + s + "\n";
+  if (!base.level.empty()) canonical += "level=" + base.level + "\n";
   std::string name;
   for (const auto& [k, v] : values) {
     canonical += "vary " + k + "=" + v + "\n";

@@ -53,6 +53,10 @@ struct GridBase {
   std::vector<std::string> sets;
   int replications = 0;             // 0 = the scenario's own
   long long seed = -1;              // -1 = the scenario's own
+  // --level of the intervals each point's run writes beside its headline numbers (issue 25);
+  // "" = run's default (0.8). Part of the identity only when given: the files of a sweep without
+  // it keep their names.
+  std::string level;
 };
 
 // The points of the grid: the cartesian product of the axes (last axis fastest), each axis

@@ -1,7 +1,10 @@
 // The sweep's index: DIR/index.csv, one row per point with its varied values, status, error and
 // headline figures read back from the point's HDF5 file (so points skipped on resume get the same
 // row as points run now). A statistic over replications gives three columns: NAME (the mean),
-// NAME_p05 and NAME_p95.
+// NAME_p05 and NAME_p95. A headline with an interval (issue 25: the `interval_lo`/`interval_hi`
+// attributes `fleetsim run` writes beside it) gives NAME_lo and NAME_hi after those; the last
+// columns are the intervals' level, the replications the point used (`replications: auto` decides
+// per point) and the run's provenance grade.
 #pragma once
 
 #include <mutex>
@@ -19,6 +22,7 @@ struct Headline {
   std::string column;
   std::string metric;
   bool band = false;   // also write COLUMN_p05 and COLUMN_p95 when the metric is a statistic
+  bool interval = false;  // also write COLUMN_lo and COLUMN_hi (its interval, sim/uncertainty)
 };
 const std::vector<Headline>& headlines();
 
@@ -30,8 +34,12 @@ struct PointRow {
   std::vector<std::optional<double>> values;  // headline_columns() order
 };
 
-// Every headline CSV column name in order (bands expanded).
+// Every headline CSV column name in order (bands and intervals expanded, then interval_level,
+// replications and provenance_grade).
 std::vector<std::string> headline_columns();
+// provenance_grade travels as a number (the grade's index, so the MPI wire and PointRow stay
+// numeric); its text in the CSV is grade_text(that number), "" when none.
+std::string grade_text(const std::optional<double>& code);
 
 // Reads the headline figures of a finished point. Metrics missing from the file stay empty;
 // throws std::runtime_error when the file cannot be opened as HDF5.

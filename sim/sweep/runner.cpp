@@ -224,6 +224,7 @@ std::vector<std::string> run_arguments(const GridBase& base, const Point& point,
   for (const auto& s : point.sets()) args.insert(args.end(), {"--set", s});
   if (base.replications > 0) args.insert(args.end(), {"--replications", std::to_string(base.replications)});
   if (base.seed >= 0) args.insert(args.end(), {"--seed", std::to_string(base.seed)});
+  if (!base.level.empty()) args.insert(args.end(), {"--level", base.level});
   args.insert(args.end(), {"--threads", std::to_string(std::max(1, threads)), "-o", output_path});
   return args;
 }

@@ -138,6 +138,33 @@ TEST_CASE("a sweep on 3 MPI ranks writes the same directory as one process, byte
   fs::remove_all(d);
 }
 
+// Issue 25: with replications auto each point's child run decides its own count (it is a plain
+// process under mpirun: FLEETSIM_MPI_CHILD), so the ranks change nothing, intervals included.
+TEST_CASE("a sweep with replications auto on 3 MPI ranks writes the same directory as one process", "[mpi]") {
+  if (!mpi_ready()) return;
+  const std::string sweep = "sweep --vary failures.rate_scale=0.5,1,2 --set run.duration=10d --replications auto "
+                            "--precision 0.002 -o out 2>&1";
+  const fs::path one = fresh_dir("auto1"), three = fresh_dir("auto3");
+  const auto a = run_shell("cd " + one.string() + " && " + fleetsim::testing::fleetsim_binary() + " " + sweep);
+  INFO(a.out);
+  REQUIRE(a.code == 0);
+  const auto b = run_shell("cd " + three.string() + " && " + mpirun() + fleetsim::testing::fleetsim_binary() + " " + sweep);
+  INFO(b.out);
+  REQUIRE(b.code == 0);
+  CHECK(b.out.find("on each of 3 ranks") != std::string::npos);
+  int files = 0;
+  for (const auto& e : fs::directory_iterator(one / "out")) {
+    INFO("file " << e.path().filename().string());
+    CHECK(read(e.path()) == read(three / "out" / e.path().filename()));
+    ++files;
+  }
+  CHECK(files == 3 + 2);
+  const std::string index = read(one / "out" / "index.csv");
+  CHECK(index.find(",replications,provenance_grade") != std::string::npos);
+  fs::remove_all(one);
+  fs::remove_all(three);
+}
+
 TEST_CASE("a run of 200 replications on 3 MPI ranks equals one process bit for bit", "[mpi]") {
   if (!mpi_ready()) return;
   const fs::path d = fresh_dir("run");

@@ -49,8 +49,11 @@ fs::path fresh_dir(const std::string& name) {
 // Pids of processes whose command line contains `needle` (other than this test).
 std::vector<pid_t> processes_with(const std::string& needle) {
   std::vector<pid_t> pids;
+  // Processes come and go while /proc is read: the range-for's increment would throw "No such
+  // process" when an entry vanishes under it, so step with an error code and skip what left.
   std::error_code ec;
-  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+  for (fs::directory_iterator it("/proc", ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::directory_entry& e = *it;
     const std::string name = e.path().filename().string();
     if (name.find_first_not_of("0123456789") != std::string::npos) continue;
     std::ifstream in(e.path() / "cmdline", std::ios::binary);

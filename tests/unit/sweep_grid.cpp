@@ -53,7 +53,7 @@ TEST_CASE("a key varied twice or a repeated value is a config error", "[unit]") 
 }
 
 TEST_CASE("point file names are readable, deterministic and depend on the base", "[unit]") {
-  GridBase base{"llama3-405b-16k", {"run.duration=5d"}, 3, 1};
+  GridBase base{"llama3-405b-16k", {"run.duration=5d"}, 3, 1, ""};
   auto name = point_file_name({{"checkpoint.interval", "10 min"}, {"cluster.cooling", "liquid-dlc"}}, base);
   CHECK(name.rfind("interval-10_min_cooling-liquid-dlc_", 0) == 0);
   CHECK(name.size() == std::string("interval-10_min_cooling-liquid-dlc_").size() + 8 + 3);

@@ -4,6 +4,7 @@
 // DualPipe, EP 64, MLA, MTP) with DualPipe and with 1F1B on the same layout. The target is
 // >= 10,000 evaluations/s at 16,384 GPUs and on the DeepSeek-V3 scenario.
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -14,6 +15,9 @@
 #include "sim/step/slowdown.hpp"
 #include "sim/step/step_model.hpp"
 #include "sim/uncertainty/inputs.hpp"
+#include "sim/uncertainty/annotate.hpp"
+#include "sim/uncertainty/features.hpp"
+#include "sim/uncertainty/residuals.hpp"
 
 using namespace fleetsim;
 
@@ -89,6 +93,32 @@ int main(int argc, char** argv) {
       const double each = std::chrono::duration<double>(clock::now() - start).count() / n;
       std::printf("  %-42s %10.1f us each (step + every slowdown process; target < 10 ms %s; slowdown %.3f)\n",
                   "131,072 GPUs, every slowdown process on", 1e6 * each, each < 0.01 ? "ok" : "SLOW", factor);
+    }
+    // Issue 25: what the intervals beside the headline numbers cost `fleetsim step`: the model-form
+    // term alone (a residual-table lookup) and with the fitted parameters' bootstrap term (one
+    // parameter: 2 evaluations; the three A100 parameters: one evaluation per bootstrap draw).
+    std::printf("intervals (sim/uncertainty), per prediction:\n");
+    const std::pair<const char*, std::vector<std::string>> interval_cases[] = {
+        {"llama3-405b-16k", {}}, {"llama3-405b-16k", {"workload.training.precision=fp8"}}, {"selene-a100", {}}};
+    for (const auto& [name, sets] : interval_cases) {
+      const Scenario s = config::load_scenario(name, sets);
+      auto per_call = [&](auto&& f) {
+        using clock = std::chrono::steady_clock;
+        const auto start = clock::now();
+        int n = 0;
+        do f(), ++n;
+        while (std::chrono::duration<double>(clock::now() - start).count() < seconds);
+        return std::chrono::duration<double>(clock::now() - start).count() / n;
+      };
+      (void)uncertainty::scenario_step_uncertainty(s, 0.8);  // read the tables once
+      const double model = per_call([&] {
+        (void)uncertainty::step_uncertainty(uncertainty::step_features(s), uncertainty::shipped_step_residuals(), 0.8);
+      });
+      uncertainty::StepUncertainty u;
+      const double both = per_call([&] { u = uncertainty::scenario_step_uncertainty(s, 0.8); });
+      std::printf("  %-20s %-34s model-form %8.1f us, with parameter term %9.1f us (+-%.2f%%)\n", name,
+                  sets.empty() ? "" : sets.front().c_str(), 1e6 * model, 1e6 * both,
+                  100 * (std::exp(u.parameter_half_width) - 1));
     }
     // Issue 25: `fleetsim step` with a declared uncertain input draws it 1000 times (re-building
     // the scenario and re-evaluating the iteration each time); one thread, and the machine's cores.

@@ -12,7 +12,9 @@
 // every parameter into a bound): attention_efficiency and hbm_efficiency, set from measurements
 // in the preset. Not fitted either: gemm_efficiency (BF16; the MAMF measurement),
 // gemm_half_efficiency_work, kernel_launch_overhead.
-// Objective: mean absolute relative error of tokens/s per GPU; Nelder-Mead from several starts.
+// Objective: mean absolute relative error of tokens/s per GPU, minimized inside the bounds by
+// sim/uncertainty/parameter_fit.cpp (grid + golden section in one parameter), the estimator the
+// parameter bootstrap refits (scripts/calibrate --bootstrap).
 //
 // `--gpu h100 --fp8-blockwise` fits fp8_blockwise_gemm_ratio instead, on its own calibration pair
 // (sim/reproduce/nemo.hpp, nemo_h100_fp8_blockwise_pair): the one H100 layout NVIDIA measured with
@@ -28,65 +30,22 @@
 #include <vector>
 
 #include "sim/step/step_model.hpp"
-#include "sim/reproduce/nemo.hpp"
-#include "sim/reproduce/step_sources.hpp"
 #include "sim/reproduce/deepseek_v3.hpp"
 #include "sim/reproduce/nemo.hpp"
+#include "sim/reproduce/step_sources.hpp"
+#include "sim/uncertainty/parameter_fit.hpp"
 
 using namespace fleetsim;
 
 namespace {
 
-struct Param {
-  const char* name;
-  double lo, hi;
-  double GpuSpec::*field;
-  const char* bound_source;
-};
-
-// Physical bounds (the source of each is printed with the result).
-std::vector<Param> params_for(const std::string& gpu) {
-  // B200: one calibration configuration (Llama 3 8B on 8 GPUs, three recipes): only the FP8 GEMM
-  // ceiling is fitted; attention and HBM efficiencies stay at the preset's.
-  // GB300 (Blackwell Ultra in GB300 NVL72, issue 26): the same single parameter on its own
-  // calibration rows (Llama 3 8B on 8 GPUs, two recipes); the B300's doubled attention-layer
-  // throughput and higher power limit show up in this one ceiling, the rest stays B200's.
-  if (gpu == "gb300")
-    return {
-        {"gemm_efficiency_fp8", 0.35, 0.85, &GpuSpec::gemm_efficiency_fp8,
-         "upper: best-shape FP8 GEMM ~0.8 of the dense peak, as measured on Hopper [U for Blackwell Ultra]; "
-         "lower: no slower than BF16 (0.7 x 2500 / 5000 = 0.35)"},
-    };
-  if (gpu == "b200")
-    return {
-        {"gemm_efficiency_fp8", 0.40, 0.85, &GpuSpec::gemm_efficiency_fp8,
-         "upper: best-shape FP8 GEMM ~0.8 of the dense peak, as measured on Hopper (cuBLASLt 8192^3) [U for Blackwell]; "
-         "lower: no slower than BF16 (0.8 x 2250 / 4500 = 0.40)"},
-    };
-  // H100: only the FP8 GEMM ceiling is fitted. The four calibration rows do not separate it from
-  // the attention and HBM efficiencies (a three-parameter fit runs every one of them into a bound),
-  // so those two are set from measurements (GPU preset): attention 0.35 (FlashAttention-2 on H100,
-  // Shah et al. 2024), HBM 0.90 (measured copy/triad 3.02-3.08 of 3.35 TB/s).
-  return {
-      {"gemm_efficiency_fp8", 0.40, 0.82, &GpuSpec::gemm_efficiency_fp8,
-       "upper: cuBLASLt FP8 E4M3 8192^3 GEMM on H100 SXM 1,600-1,630 of 1,979 TFLOP/s = 0.82 (16 GPUs measured, "
-       "gitea.d-robotics.cc han.zhao/test_gpu_scripts reports_cublaslt_fp8_crosscheck_20260524.md); lower: an FP8 "
-       "GEMM no slower than the BF16 one, 0.80 x 989 / 1979 = 0.40"},
-  };
-}
-
-std::string system_of(const std::string& gpu) {
-  if (gpu == "b200") return "DGX-B200";
-  if (gpu == "gb300") return "DGX-GB300";
-  return "DGX-H100";
-}
-
-std::vector<double> errors(const std::vector<reproduce::StepCase>& cases, const std::vector<Param>& ps,
+// The rows' relative errors at parameter values x (the family's parameters, in order).
+std::vector<double> errors(const std::vector<reproduce::StepCase>& cases, const uncertainty::CalibrationFamily& f,
                            const std::vector<double>& x) {
   std::vector<double> e;
   for (const auto& c : cases) {
     ClusterSpec cl = c.scenario.cluster;
-    for (size_t k = 0; k < ps.size(); ++k) cl.gpu.*(ps[k].field) = x[k];
+    for (size_t k = 0; k < f.params.size(); ++k) f.params[k].set(cl.gpu, x[k]);
     const StepResult r = evaluate_step(cl, c.scenario.workload);
     const double pred = reproduce::predicted_metric(c, r);
     e.push_back((pred - c.published) / c.published);
@@ -98,56 +57,6 @@ double mean_abs(const std::vector<double>& e) {
   double s = 0;
   for (double v : e) s += std::fabs(v);
   return e.empty() ? 0 : s / static_cast<double>(e.size());
-}
-
-std::vector<double> clamp(std::vector<double> x, const std::vector<Param>& ps) {
-  for (size_t k = 0; k < ps.size(); ++k) x[k] = std::clamp(x[k], ps[k].lo, ps[k].hi);
-  return x;
-}
-
-// Bounded Nelder-Mead (vertices clamped into the box).
-std::vector<double> nelder_mead(const std::vector<reproduce::StepCase>& cases, const std::vector<Param>& ps,
-                                std::vector<double> x0, int iterations) {
-  const size_t n = ps.size();
-  std::vector<std::vector<double>> p(n + 1, clamp(x0, ps));
-  std::vector<double> f(n + 1);
-  for (size_t i = 0; i < n; ++i) p[i + 1][i] = std::clamp(p[i + 1][i] + 0.15 * (ps[i].hi - ps[i].lo) * (p[i + 1][i] > 0.5 * (ps[i].lo + ps[i].hi) ? -1 : 1), ps[i].lo, ps[i].hi);
-  auto obj = [&](const std::vector<double>& x) { return mean_abs(errors(cases, ps, x)); };
-  for (size_t i = 0; i <= n; ++i) f[i] = obj(p[i]);
-  for (int it = 0; it < iterations; ++it) {
-    std::vector<size_t> o(n + 1);
-    for (size_t i = 0; i <= n; ++i) o[i] = i;
-    std::sort(o.begin(), o.end(), [&](size_t a, size_t b) { return f[a] < f[b]; });
-    const size_t best = o[0], worst = o[n], second = o[n - 1];
-    std::vector<double> c(n, 0.0);
-    for (size_t i = 0; i < n; ++i)
-      for (size_t k = 0; k < n; ++k) c[k] += p[o[i]][k] / static_cast<double>(n);
-    auto along = [&](double t) {
-      std::vector<double> v(n);
-      for (size_t k = 0; k < n; ++k) v[k] = c[k] + t * (p[worst][k] - c[k]);
-      return clamp(v, ps);
-    };
-    const auto xr = along(-1.0);
-    const double fr = obj(xr);
-    if (fr < f[best]) {
-      const auto xe = along(-2.0);
-      const double fe = obj(xe);
-      if (fe < fr) { p[worst] = xe; f[worst] = fe; } else { p[worst] = xr; f[worst] = fr; }
-    } else if (fr < f[second]) {
-      p[worst] = xr; f[worst] = fr;
-    } else {
-      const auto xc = along(0.5);
-      const double fc = obj(xc);
-      if (fc < f[worst]) { p[worst] = xc; f[worst] = fc; }
-      else
-        for (size_t i = 0; i <= n; ++i) {
-          if (i == best) continue;
-          for (size_t k = 0; k < n; ++k) p[i][k] = p[best][k] + 0.5 * (p[i][k] - p[best][k]);
-          f[i] = obj(p[i]);
-        }
-    }
-  }
-  return p[static_cast<size_t>(std::min_element(f.begin(), f.end()) - f.begin())];
 }
 
 void print_cases(const char* part, const std::vector<reproduce::StepCase>& cases, const std::vector<double>& e) {
@@ -196,15 +105,14 @@ int fit_blockwise() {
 int main(int argc, char** argv) {
   try {
     std::string gpu = "h100";
-    int iterations = 150;
     bool blockwise = false;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--gpu" && i + 1 < argc) gpu = argv[++i];
       else if (a == "--fp8-blockwise") blockwise = true;
-      else if (a == "--iterations" && i + 1 < argc) iterations = std::atoi(argv[++i]);
+      else if (a == "--iterations" && i + 1 < argc) ++i;  // accepted for old scripts; the 1-D fit needs none
       else {
-        std::fprintf(stderr, "calibrate_nemo: unknown argument '%s' (use --gpu h100|b200|gb300, --iterations N, --fp8-blockwise)\n", a.c_str());
+        std::fprintf(stderr, "calibrate_nemo: unknown argument '%s' (use --gpu h100|b200|gb300, --fp8-blockwise)\n", a.c_str());
         return 2;
       }
     }
@@ -219,36 +127,28 @@ int main(int argc, char** argv) {
       }
       return fit_blockwise();
     }
-    const auto ps = params_for(gpu);
-    std::vector<reproduce::StepCase> calib, judged;
-    for (auto& c : reproduce::nemo_cases(system_of(gpu))) (c.calibration ? calib : judged).push_back(std::move(c));
-    if (calib.empty()) throw std::runtime_error("no calibration rows for " + gpu);
+    // The family (rows, bounds with their sources, the fit) is sim/uncertainty/parameter_fit's, the
+    // same estimator its bootstrap refits (scripts/calibrate --bootstrap).
+    const uncertainty::CalibrationFamily fam = uncertainty::calibration_family(gpu + "-fp8");
+    std::vector<reproduce::StepCase> judged;
+    for (auto& c : reproduce::nemo_cases(fam.rows.front().system))
+      if (!c.calibration) judged.push_back(std::move(c));
     std::printf("NeMo %s: %zu calibration rows (<= %d GPUs), %zu judged rows (%s/nemo_perf_summary.csv)\n",
-                system_of(gpu).c_str(), calib.size(), reproduce::kNemoCalibrationMaxGpus, judged.size(),
+                fam.rows.front().system.c_str(), fam.rows.size(), reproduce::kNemoCalibrationMaxGpus, judged.size(),
                 validation_dir().c_str());
-    std::vector<double> x0;
-    for (const auto& p : ps) x0.push_back(calib.front().scenario.cluster.gpu.*(p.field));
-    x0 = clamp(x0, ps);
+    const std::vector<double> x0 = fam.preset();
     std::printf("preset:\n");
-    print_cases("calibration", calib, errors(calib, ps, x0));
-    std::vector<double> best = x0;
-    double fbest = mean_abs(errors(calib, ps, x0));
-    for (double t : {0.25, 0.5, 0.75}) {
-      std::vector<double> s(ps.size());
-      for (size_t k = 0; k < ps.size(); ++k) s[k] = ps[k].lo + t * (ps[k].hi - ps[k].lo);
-      auto y = nelder_mead(calib, ps, s, iterations);
-      y = nelder_mead(calib, ps, y, iterations / 2);
-      const double fy = mean_abs(errors(calib, ps, y));
-      std::printf("  start at %.0f%% of each range -> calibration MAPE %.2f%%\n", 100 * t, 100 * fy);
-      if (fy < fbest) { fbest = fy; best = y; }
-    }
+    print_cases("calibration", fam.rows, errors(fam.rows, fam, x0));
+    const std::vector<double> best = uncertainty::fit_family(fam, x0);
     std::printf("fitted:\n");
-    print_cases("calibration (fitted on)", calib, errors(calib, ps, best));
-    print_cases("judged (not fitted on)", judged, errors(judged, ps, best));
+    print_cases("calibration (fitted on)", fam.rows, errors(fam.rows, fam, best));
+    print_cases("judged (not fitted on)", judged, errors(judged, fam, best));
     std::printf("\nfitted parameters (paste into models/gpus/%s*.yaml), with their physical bounds:\n", gpu.c_str());
-    for (size_t k = 0; k < ps.size(); ++k)
-      std::printf("  %s: %.3f   bound [%.2f, %.2f]%s: %s\n", ps[k].name, best[k], ps[k].lo, ps[k].hi,
-                  (best[k] <= ps[k].lo + 1e-6 || best[k] >= ps[k].hi - 1e-6) ? " AT BOUND" : "", ps[k].bound_source);
+    for (size_t k = 0; k < fam.params.size(); ++k) {
+      const auto& p = fam.params[k];
+      std::printf("  %s: %.3f   bound [%.2f, %.2f]%s: %s\n", p.name.c_str(), best[k], p.lo, p.hi,
+                  (best[k] <= p.lo + 1e-6 || best[k] >= p.hi - 1e-6) ? " AT BOUND" : "", p.bound_source.c_str());
+    }
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "calibrate_nemo: %s\n", e.what());

@@ -332,6 +332,7 @@ void run(const RunArgs& a) {
     // Beside the headline numbers: <key>_interval and one provenance per section (DESIGN.md §5).
     j["step"] = uncertainty::with_intervals(j["step"], {{"iteration_time_s", u.iteration_time}, {"mfu", u.mfu}});
     j["step"]["provenance"] = uncertainty::provenance_json(u.step.provenance);
+    j["step"]["parameters"] = uncertainty::parameters_json(u.step);
     j["run"] = uncertainty::with_intervals(
         j["run"], {{"ettr", u.ettr}, {"wall_clock_days", u.wall_clock_days}, {"tokens_trained", u.tokens_trained}});
     j["run"]["provenance"] = uncertainty::provenance_json(run_provenance(u, r));

@@ -2,6 +2,7 @@
 // one training iteration: time, MFU, HFU, the breakdown of the critical path, memory per GPU;
 // with --trace, its timeline as a Chrome trace-event / Perfetto JSON (sim/step/trace.hpp; on the
 // SimGrid tier with a track per fabric level, sim/simgrid/trace.cpp).
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -55,6 +56,18 @@ void print_uncertainty(const StepResult& r, const uncertainty::StepUncertainty& 
   out << "  judged by:";
   for (size_t i = 0; i < u.provenance.sources.size(); ++i) out << (i ? "; " : " ") << u.provenance.sources[i];
   out << "\n";
+  // The fitted parameters this GPU inherits and their bootstrap spread (sim/uncertainty/README.md).
+  for (const auto& p : u.parameters) {
+    std::snprintf(buf, sizeof buf, "  fitted %s %.4g [%.4g, %.4g] (bootstrap of %d calibration rows, %s)\n",
+                  p.name.c_str(), p.value, p.lo, p.hi, p.rows, p.family.c_str());
+    out << buf;
+  }
+  if (!u.parameters.empty()) {
+    std::snprintf(buf, sizeof buf, "  parameter term +-%.1f%% of the time, %s\n", 100 * (std::exp(u.parameter_half_width) - 1),
+                  u.parameter_term_added ? "added in quadrature"
+                                         : "not added: the calibrated group's residuals already hold it");
+    out << buf;
+  }
   if (!spread) return;
   std::snprintf(buf, sizeof buf, "  declared uncertain inputs (%d draws, seed %llu%s): iteration time [%.4g, %.4g] s from them alone\n",
                 spread->draws, static_cast<unsigned long long>(spread->seed),
@@ -65,7 +78,7 @@ void print_uncertainty(const StepResult& r, const uncertainty::StepUncertainty& 
     std::snprintf(buf, sizeof buf, "    %-40s %5.1f%% of the width  (%s)\n", c.key.c_str(), 100 * c.share, c.shown.c_str());
     out << buf;
   }
-  std::snprintf(buf, sizeof buf, "    %-40s %5.1f%% of the width\n", "model-form error", 100 * spread->model_form_share);
+  std::snprintf(buf, sizeof buf, "    %-40s %5.1f%% of the width\n", u.parameter_term_added ? "model-form and parameter error" : "model-form error", 100 * spread->model_form_share);
   out << buf;
 }
 
@@ -131,6 +144,7 @@ void step(const StepArgs& a) {
     for (const auto& [k, v] : body.as_object()) j[k] = v;
     j["provenance"] = uncertainty::provenance_json(u.provenance);
     if (spread) j["uncertain_inputs"] = uncertainty::input_spread_json(s, *spread);
+    j["parameters"] = uncertainty::parameters_json(u);
     std::cout << j.dump(2) << "\n";
     return;
   }

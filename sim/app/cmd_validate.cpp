@@ -11,6 +11,7 @@
 #include "sim/reproduce/sections.hpp"
 #include "sim/results/json.hpp"
 #include "sim/uncertainty/coverage.hpp"
+#include "sim/uncertainty/parameter_bootstrap.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -63,6 +64,11 @@ int validate(const std::string& only, bool json, const std::string& write_residu
     uncertainty::write_step_residuals(write_residuals, residuals);
     std::cerr << "validate: " << residuals.size() << " judged step residuals written to " << write_residuals << "\n";
   }
+  // The intervals judged are those `fleetsim step` shows: with the fitted parameters' bootstrap term.
+  std::vector<double> parameter_terms;
+  if (step)
+    parameter_terms =
+        uncertainty::case_parameter_half_widths(cases, uncertainty::shipped_parameter_draws(), kCoverageLevel);
   int failed = 0;
   for (const auto& c : cases) failed += c.pass ? 0 : 1;
   if (json) {
@@ -91,7 +97,7 @@ int validate(const std::string& only, bool json, const std::string& write_residu
     j["cases"] = arr;
     j["passed"] = static_cast<int>(cases.size()) - failed;
     j["failed"] = failed;
-    if (step) j["coverage"] = coverage_json(uncertainty::step_coverage(residuals, kCoverageLevel));
+    if (step) j["coverage"] = coverage_json(uncertainty::step_coverage(residuals, kCoverageLevel, parameter_terms));
     std::cout << j.dump(2) << "\n";
   } else {
     std::string source;
@@ -113,7 +119,7 @@ int validate(const std::string& only, bool json, const std::string& write_residu
                   c.published, c.predicted, err, tol, c.pass ? "ok" : "FAIL");
     }
     std::printf("\n%zu cases: %zu passed, %d failed\n", cases.size(), cases.size() - failed, failed);
-    if (step) print_coverage(uncertainty::step_coverage(residuals, kCoverageLevel));
+    if (step) print_coverage(uncertainty::step_coverage(residuals, kCoverageLevel, parameter_terms));
   }
   std::cout.flush();
   return failed == 0 ? 0 : 1;

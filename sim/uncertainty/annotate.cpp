@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "sim/core/error.hpp"
+#include "sim/uncertainty/parameter_bootstrap.hpp"
 #include "sim/uncertainty/residuals.hpp"
 
 namespace fleetsim::uncertainty {
@@ -15,7 +16,9 @@ void check_level(double level, const std::string& key) {
 }
 
 StepUncertainty scenario_step_uncertainty(const Scenario& s, double level) {
-  return step_uncertainty(step_features(s), shipped_step_residuals(), level);
+  const StepUncertainty u = step_uncertainty(step_features(s), shipped_step_residuals(), level);
+  ParameterTerm p = parameter_term(s.cluster, s.workload, shipped_parameter_draws(), level);
+  return add_parameter_term(u, p.half_width, std::move(p.parameters));
 }
 
 Interval time_interval(double predicted, const StepUncertainty& u) {
@@ -65,6 +68,28 @@ Json provenance_json(const Provenance& p) {
   Json sources = Json::array();
   for (const auto& s : p.sources) sources.push_back(s);
   j["sources"] = sources;
+  return j;
+}
+
+Json parameters_json(const StepUncertainty& u) {
+  Json j = Json::object();
+  j["level"] = u.level;
+  j["model_form_half_width"] = u.model_half_width;
+  j["parameter_half_width"] = u.parameter_half_width;
+  j["parameter_term_added"] = u.parameter_term_added;
+  Json fitted = Json::array();
+  for (const auto& p : u.parameters) {
+    Json e = Json::object();
+    e["family"] = p.family;
+    e["parameter"] = p.name;
+    e["value"] = p.value;
+    e["lo"] = p.lo;
+    e["hi"] = p.hi;
+    e["rows"] = p.rows;
+    e["draws"] = p.draws;
+    fitted.push_back(e);
+  }
+  j["fitted"] = fitted;
   return j;
 }
 

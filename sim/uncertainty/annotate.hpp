@@ -20,7 +20,9 @@ struct Interval {
 // Throws ConfigError naming `key` unless 0 < level < 1.
 void check_level(double level, const std::string& key);
 
-// The step prediction's grade and model-form interval from the shipped residual table.
+// The step prediction's grade and interval: the model-form term from the shipped residual table,
+// and the parameter term from the shipped bootstrap draws (parameter_bootstrap.hpp), added where
+// adds_parameter_term(grade) says.
 [[nodiscard]] StepUncertainty scenario_step_uncertainty(const Scenario& s, double level);
 // Model-form intervals of the step headline numbers: time scales by [lo, hi], rates by [1/hi, 1/lo].
 [[nodiscard]] Interval time_interval(double predicted, const StepUncertainty& u);
@@ -38,6 +40,10 @@ void check_level(double level, const std::string& key);
 
 [[nodiscard]] Json interval_json(const Interval& i);
 [[nodiscard]] Json provenance_json(const Provenance& p);
+// The interval's two terms and the fitted parameters behind the second: {level,
+// model_form_half_width, parameter_half_width (both log T), parameter_term_added, fitted: [{family,
+// parameter, value, lo, hi, rows, draws}]}.
+[[nodiscard]] Json parameters_json(const StepUncertainty& u);
 // A copy of the object `obj` with `<key>_interval` inserted right after each key of `intervals`
 // that it holds (the other keys keep their order).
 [[nodiscard]] Json with_intervals(const Json& obj, const std::map<std::string, Interval>& intervals);

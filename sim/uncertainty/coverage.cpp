@@ -2,6 +2,7 @@
 #include "sim/uncertainty/coverage.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace fleetsim::uncertainty {
 namespace {
@@ -28,13 +29,18 @@ SourceCoverage summarize(const std::string& source, const std::vector<const Case
 
 }  // namespace
 
-CoverageReport step_coverage(const std::vector<StepResidual>& rows, double level) {
+CoverageReport step_coverage(const std::vector<StepResidual>& rows, double level,
+                             const std::vector<double>& parameter_half_widths) {
+  if (!parameter_half_widths.empty() && parameter_half_widths.size() != rows.size())
+    throw std::invalid_argument("step_coverage: one parameter half-width per residual row");
   CoverageReport out;
   out.level = level;
-  for (const auto& r : rows) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const StepResidual& r = rows[i];
     CaseCoverage c;
     c.row = &r;
     c.interval = step_uncertainty(r.features, rows, level, r.source);
+    if (!parameter_half_widths.empty()) c.interval = add_parameter_term(c.interval, parameter_half_widths[i]);
     c.covered = c.interval.covers(r.log_ratio);
     out.cases.push_back(c);
   }

@@ -33,7 +33,10 @@ struct CoverageReport {
   int calibrated_cases = 0;
 };
 
-// Leave-one-source-out coverage of the level intervals over `rows`.
-[[nodiscard]] CoverageReport step_coverage(const std::vector<StepResidual>& rows, double level);
+// Leave-one-source-out coverage of the level intervals over `rows`. With `parameter_half_widths`
+// (one per row, case_parameter_half_widths), each interval gets the parameter term as a user's
+// prediction does (add_parameter_term); empty = the model-form term alone.
+[[nodiscard]] CoverageReport step_coverage(const std::vector<StepResidual>& rows, double level,
+                                           const std::vector<double>& parameter_half_widths = {});
 
 }  // namespace fleetsim::uncertainty

@@ -114,9 +114,20 @@ StepUncertainty step_uncertainty(const StepFeatures& f, const std::vector<StepRe
   const size_t k = static_cast<size_t>(std::ceil((static_cast<double>(n) + 1) * level));
   const double q = score[std::min(k, n) - 1];
   u.half_width = q * widening(u.provenance.grade);
+  u.model_half_width = u.half_width;
   u.residuals = static_cast<int>(n);
   u.provenance.sources.assign(sources.begin(), sources.end());
   u.provenance.why = why.str();
+  return u;
+}
+
+bool adds_parameter_term(Grade g) { return g != Grade::Calibrated; }
+
+StepUncertainty add_parameter_term(StepUncertainty u, double h_param, std::vector<ParameterSpread> parameters) {
+  u.parameter_half_width = h_param;
+  u.parameters = std::move(parameters);
+  u.parameter_term_added = h_param > 0 && adds_parameter_term(u.provenance.grade) && std::isfinite(u.half_width);
+  if (u.parameter_term_added) u.half_width = std::hypot(u.half_width, h_param);
   return u;
 }
 

@@ -34,10 +34,23 @@ inline constexpr int kMinGroup = 4;
 // choices, not fitted: transferred and extrapolated x1.5, uncalibrated x2 (README, "Widening").
 [[nodiscard]] double widening(Grade g);
 
+// One fitted parameter's bootstrap spread as a scenario inherits it (parameter_bootstrap.hpp).
+struct ParameterSpread {
+  std::string family;     // "h100-fp8"
+  std::string name;       // "gemm_efficiency_fp8"
+  double value = 0;       // the scenario's value
+  double lo = 0, hi = 0;  // central `level` range of its bootstrap draws
+  int rows = 0, draws = 0;  // calibration rows resampled, refits
+};
+
 struct StepUncertainty {
   Provenance provenance;
   double level = 0.8;
-  double half_width = 0;  // in log(T) space, after widening
+  double half_width = 0;  // in log(T) space, after widening (and the parameter term, when added)
+  double model_half_width = 0;      // the conformal term alone (log T)
+  double parameter_half_width = 0;  // the bootstrap term alone (log T; 0 when no fitted parameter applies)
+  bool parameter_term_added = false;  // whether half_width includes it (add_parameter_term)
+  std::vector<ParameterSpread> parameters;
   int residuals = 0;      // how many residuals it was estimated from
   // Multiplicative bounds on the predicted iteration time: T_true in [T lo, T hi] at `level`.
   [[nodiscard]] double time_lo() const;
@@ -53,5 +66,16 @@ struct StepUncertainty {
 // std::invalid_argument when level is not in (0, 1).
 [[nodiscard]] StepUncertainty step_uncertainty(const StepFeatures& f, const std::vector<StepResidual>& rows,
                                                double level, const std::string& exclude_source = "");
+
+// How the parameter term enters the interval (README, "Parameter uncertainty"; chosen by the
+// coverage measured there): the judged residuals of a `calibrated` group already hold the error
+// of the fitted values on that group, so adding the bootstrap term there would count it twice;
+// for the other grades the residuals come from other GPUs, precisions or ranges whose fit is not
+// this one, and the term is added in quadrature (independent errors, first order).
+[[nodiscard]] bool adds_parameter_term(Grade g);
+// u with the parameter term recorded (h_param, the spreads) and, where adds_parameter_term,
+// half_width = sqrt(half_width^2 + h_param^2).
+[[nodiscard]] StepUncertainty add_parameter_term(StepUncertainty u, double h_param,
+                                                 std::vector<ParameterSpread> parameters = {});
 
 }  // namespace fleetsim::uncertainty

@@ -71,6 +71,13 @@ int main(int argc, char** argv) {
   slow.stragglers.fail_slow_policy = FailSlowPolicy::Rebalance;
   slow.straggler_iteration_factor = 1.05;
   bench("131,072 GPUs x 90 d, stragglers+fail-slow", slow, threads, 5.0);
+  // Issue 27: per-node lemons (lognormal frailty, sigma 1) with retirement after 2 failures in 7 d.
+  RunInputs lemons = large;
+  lemons.failures.lemon_distribution = LemonDistribution::Lognormal;
+  lemons.failures.lemon_sigma = 1.0;
+  lemons.failures.lemon_model = LemonModel::PerNode;
+  lemons.failures.lemon_retirement = {2, units::days(7)};
+  bench("131,072 GPUs x 90 d, lemons+retirement", lemons, threads, 10.0);
   RunInputs weibull = small;
   for (auto& c : weibull.failures.components) c.weibull_shape = 0.7;
   bench("16,384 GPUs x 54 d, Weibull k=0.7", weibull, threads, 10.0);

@@ -79,6 +79,12 @@ std::string shown_value(const config::Field& f, const config::Param& p) {
     }
     case config::FieldType::Table:
       return std::to_string(p.rows.size()) + " rows";
+    case config::FieldType::Section: {  // a nested mapping, e.g. failures.lemon_retirement
+      std::string s = "{";
+      for (size_t i = 0; p.sub && i < f.section->fields.size(); ++i)
+        s += (i ? ", " : "") + f.section->fields[i].name + ": " + shown_value(f.section->fields[i], p.sub->at(f.section->fields[i].name));
+      return s + "}";
+    }
     default:
       return p.text;
   }
@@ -94,6 +100,7 @@ std::string unit_of(const config::Field& f) {
     case config::FieldType::Choice: return config::join(f.choices, "|");
     case config::FieldType::IntList: return "list of integers";
     case config::FieldType::Table: return "list of mappings";
+    case config::FieldType::Section: return "mapping";
     default: return "text";
   }
 }
@@ -177,6 +184,9 @@ void describe(const std::string& kind, const std::string& name) {
               << "   default: " << (field.required ? "(required)" : field.default_text.empty() ? "(none)" : field.default_text)
               << "\n";
     if (!v.source.empty() && v.origin != "default") std::cout << "      source: " << v.source << "\n";
+    if (field.type == config::FieldType::Section)
+      for (const auto& sf : field.section->fields)
+        std::cout << "      " << sf.name << ": " << sf.doc << " (unit: " << unit_of(sf) << ", default: " << sf.default_text << ")\n";
     if (field.type == config::FieldType::Table) {
       for (const auto& row : v.rows) {
         std::cout << "      -";

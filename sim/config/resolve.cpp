@@ -392,6 +392,15 @@ ParamSet Resolver::preset(const YAML::Node& node, const Field& f, const std::str
   if (overrides.size() > 0) {
     ParamSet over = walk(overrides, schema, path, file, true);
     for (auto& [key, param] : over.values) {
+      // A section given in part (failures.lemon_retirement.after_failures alone) keeps the
+      // preset's (or the defaults') other keys: the override is walked partially.
+      const Field* fld = schema.find(key);
+      auto base = ps.values.find(key);
+      if (fld && fld->type == FieldType::Section && param.sub && base != ps.values.end() && base->second.sub) {
+        auto merged = std::make_shared<ParamSet>(*base->second.sub);
+        for (auto& [sub_key, sub_param] : param.sub->values) merged->values[sub_key] = sub_param;
+        param.sub = merged;
+      }
       param.origin = file;
       param.source = "override in " + file;
       ps.values[key] = std::move(param);

@@ -124,6 +124,12 @@ FailureProfile build_failures(const ParamSet& p) {
   }
   f.lemon_fraction = p.num("lemon_fraction");
   f.lemon_multiplier = p.num("lemon_multiplier");
+  f.lemon_distribution = p.text("lemon_distribution") == "lognormal" ? LemonDistribution::Lognormal : LemonDistribution::TwoPoint;
+  f.lemon_sigma = p.num("lemon_sigma");
+  f.lemon_model = p.text("lemon_model") == "per_node" ? LemonModel::PerNode : LemonModel::FleetAverage;
+  const ParamSet& ret = p.sub("lemon_retirement");
+  f.lemon_retirement.after_failures = static_cast<int>(ret.integer("after_failures"));
+  f.lemon_retirement.window = ret.get<Seconds>("window");
   f.planned_rate_per_job = p.get<PerSecond>("planned_rate_per_job");
   f.rate_scale = p.num("rate_scale");
   f.repair_median = p.get<Seconds>("repair_median");
@@ -449,6 +455,9 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
                         "--fp8-blockwise); " + g.name + " does not set it (use delayed, current or mxfp8)");
   }
   s.failures = build_failures(p.sub("failures"));
+  if (s.failures.lemon_retirement.after_failures > 0 && s.failures.lemon_model != LemonModel::PerNode)
+    throw ConfigError(origin_of(p, "failures", file), "failures.lemon_retirement.after_failures",
+                      "retiring nodes needs node identity: set failures.lemon_model: per_node");
   for (size_t i = 0; i < s.failures.components.size(); ++i) {  // correlated failure domains (issue 27)
     const FailureComponent& c = s.failures.components[i];
     const std::string key = "failures.components[" + std::to_string(i) + "].domain_gpus";

@@ -136,11 +136,27 @@ S failure_component_schema() {
   });
 }
 
+S lemon_retirement_schema() {
+  return make_schema("lemon_retirement", "Retire a node that fails repeatedly (lemon_model per_node).", {
+      integer("after_failures", "0", "retire a node at this many failures within `window`; 0 = never", 0, 64),
+      quantity("window", dim<Seconds>(), "7 d", "the window the failures are counted in", 0, true),
+  });
+}
+
 S failures_schema() {
   return make_schema("failures", "A failure profile: component failure processes and repair.", {
       table("components", failure_component_schema(), "failure processes"),
       real("lemon_fraction", "0", "share of nodes with a higher hazard", 0, 1),
-      real("lemon_multiplier", "1", "hazard multiplier of lemon nodes", 1),
+      real("lemon_multiplier", "1", "two_point: hazard of a lemon node over a healthy one", 1),
+      // Issue 27, sim/run/README.md "Lemon nodes": the per-node hazard (frailty) distribution.
+      choice("lemon_distribution", {"two_point", "lognormal"}, "two_point",
+             "per-node hazard multiplier Z (mean 1): two_point (lemon_fraction x lemon_multiplier) or a "
+             "lognormal heavy tail (lemon_sigma; the top lemon_fraction are lemons) (Kokolis et al. HPCA'25)"),
+      real("lemon_sigma", "1", "lognormal: sigma of ln Z", 0, 3, true),
+      choice("lemon_model", {"fleet_average", "per_node"}, "fleet_average",
+             "fleet_average: the job sees the fleet's mix; per_node: each replication draws its nodes' "
+             "hazards and follows each node (needed for lemon_retirement)"),
+      section("lemon_retirement", lemon_retirement_schema(), "retire a node after repeated failures"),
       quantity("planned_rate_per_job", dim<PerSecond>(), "0 /d", "planned maintenance interruptions per job-day", 0, false),
       real("rate_scale", "1", "multiplies every component rate (what-if knob)", 0, limits::kMaxRateScale),
       quantity("repair_median", dim<Seconds>(), "2 h", "median repair time of a failed node (lognormal)"),

@@ -18,7 +18,7 @@ namespace {
 
 // A field added to ReplicationResult must be added to put()/get() below as well, or the ranks
 // would silently drop it; this fails the build until it is (x86-64 layout).
-static_assert(sizeof(ReplicationResult) == 232, "ReplicationResult changed: serialize the new field in sim/mpi/run.cpp");
+static_assert(sizeof(ReplicationResult) == 256, "ReplicationResult changed: serialize the new field in sim/mpi/run.cpp");
 
 // Bytes of plain values, copied as they are (the same bits on every rank of one machine type).
 class Writer {
@@ -63,6 +63,8 @@ class Reader {
 void put(Writer& w, const ReplicationResult& r) {
   w.put(r.ettr), w.put(r.wall_clock_days), w.put(r.tokens_trained);
   w.put(r.unexpected), w.put(r.planned), w.put(r.fail_slow), w.put(r.lemon_failures);
+  w.put(r.lemon_nodes_start), w.put(r.lemon_nodes_end), w.put(r.retired_nodes), w.put(r.retired_lemon_nodes);
+  w.put(r.retirement_gpu_hours);
   w.put(static_cast<unsigned long long>(r.by_cause.size()));
   for (const auto& [k, v] : r.by_cause) w.put(k), w.put(v);
   w.put(static_cast<unsigned long long>(r.lost_hours.size()));
@@ -78,6 +80,8 @@ void put(Writer& w, const ReplicationResult& r) {
 void get(Reader& in, ReplicationResult& r) {
   in.get(r.ettr), in.get(r.wall_clock_days), in.get(r.tokens_trained);
   in.get(r.unexpected), in.get(r.planned), in.get(r.fail_slow), in.get(r.lemon_failures);
+  in.get(r.lemon_nodes_start), in.get(r.lemon_nodes_end), in.get(r.retired_nodes), in.get(r.retired_lemon_nodes);
+  in.get(r.retirement_gpu_hours);
   unsigned long long n = 0;
   in.get(n);
   for (unsigned long long i = 0; i < n; ++i) {

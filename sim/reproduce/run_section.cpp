@@ -6,7 +6,7 @@ namespace fleetsim::reproduce {
 
 std::vector<ValidationCase> run_validation_cases() {
   std::vector<ValidationCase> all;
-  for (auto part : {llama3_cases(), meta_rsc_cases(), daly_cases(), ettr_estimator_cases(),
+  for (auto part : {llama3_cases(), meta_rsc_cases(), meta_lemon_cases(), daly_cases(), ettr_estimator_cases(),
                      ft_hsdp_cases()})
     all.insert(all.end(), part.begin(), part.end());
   return all;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include <boost/math/distributions/normal.hpp>
 #include <boost/math/special_functions/gamma.hpp>
 
 #include "sim/core/error.hpp"
@@ -51,6 +52,40 @@ bool lemon_eligible(ComponentScope s) {
 
 }  // namespace
 
+std::vector<FrailtyBin> frailty_bins(const FailureProfile& p) {
+  const double f = p.lemon_fraction;
+  if (p.lemon_distribution == LemonDistribution::TwoPoint) {
+    const double norm = 1.0 - f + f * p.lemon_multiplier;
+    if (f <= 0) return {{1.0, 1.0, false}};
+    return {{1.0 - f, 1.0 / norm, false}, {f, p.lemon_multiplier / norm, true}};
+  }
+  // Lognormal Z, ln Z ~ N(-s^2/2, s^2) so E[Z] = 1. Over the quantile band (q1, q2):
+  //   E[Z; q1 < F(Z) < q2] = Phi(Phi^-1(q2) - s) - Phi(Phi^-1(q1) - s)
+  // (the mean-shifted normal), so each bin's multiplier is that over q2 - q1 and the bins'
+  // multipliers average to exactly 1. Edges 1 - 2^-i (i = 0..12) put bins into the tail where the
+  // heavy hazards are, plus an edge at 1 - f so the lemons are the top share f.
+  const double s = p.lemon_sigma;
+  std::vector<double> edges;
+  for (int i = 0; i <= 12; ++i) edges.push_back(1.0 - std::ldexp(1.0, -i));
+  if (f > 0) edges.push_back(1.0 - f);
+  edges.push_back(1.0);
+  std::sort(edges.begin(), edges.end());
+  edges.erase(std::unique(edges.begin(), edges.end(), [](double a, double b) { return std::abs(a - b) < 1e-12; }),
+              edges.end());
+  const boost::math::normal_distribution<double> normal;
+  auto shifted = [&](double q) {
+    if (q <= 0) return 0.0;
+    if (q >= 1) return 1.0;
+    return boost::math::cdf(normal, boost::math::quantile(normal, q) - s);
+  };
+  std::vector<FrailtyBin> bins;
+  for (size_t i = 0; i + 1 < edges.size(); ++i) {
+    const double q1 = edges[i], q2 = edges[i + 1];
+    bins.push_back({q2 - q1, (shifted(q2) - shifted(q1)) / (q2 - q1), f > 0 && q1 >= 1.0 - f - 1e-12});
+  }
+  return bins;
+}
+
 FailureModel build_failure_model(const RunInputs& in) {
   const FailureProfile& p = in.failures;
   if (in.gpus <= 0 || in.gpus_per_node <= 0 || in.gpus % in.gpus_per_node != 0)
@@ -61,6 +96,26 @@ FailureModel build_failure_model(const RunInputs& in) {
   const double f = p.lemon_fraction, m = p.lemon_multiplier;
   const double lemon_norm = 1.0 - f + f * m;  // keeps the fleet-average rate
   FailureModel model;
+  // The fleet-average two-point split below is the original lemon model (results unchanged);
+  // a lognormal distribution or the per-node model split every eligible class by frailty bin.
+  const LemonRetirement& ret = p.lemon_retirement;
+  if (ret.after_failures < 0)
+    throw ConfigError("", "failures.lemon_retirement.after_failures", "must be 0 (never retire) or a count >= 1");
+  if (ret.after_failures > kMaxRetirementFailures)
+    throw ConfigError("", "failures.lemon_retirement.after_failures",
+                      "must be at most " + std::to_string(kMaxRetirementFailures));
+  if (ret.after_failures > 0 && !(ret.window.si() > 0))
+    throw ConfigError("", "failures.lemon_retirement.window", "must be a positive time such as '7 d'");
+  if (ret.after_failures > 0 && p.lemon_model != LemonModel::PerNode)
+    throw ConfigError("", "failures.lemon_retirement.after_failures",
+                      "retiring nodes needs node identity: set failures.lemon_model: per_node");
+  if (p.lemon_distribution == LemonDistribution::Lognormal && !(p.lemon_sigma > 0 && p.lemon_sigma <= 3))
+    throw ConfigError("", "failures.lemon_sigma", "must be in (0, 3] for a lognormal frailty");
+  model.per_node = p.lemon_model == LemonModel::PerNode;
+  model.nodes = in.gpus / in.gpus_per_node;
+  const double nodes = model.nodes;
+  const bool split = model.per_node || p.lemon_distribution != LemonDistribution::TwoPoint;
+  if (split) model.bins = frailty_bins(p);
   for (const auto& c : p.components) {
     if (c.rate.si() < 0)
       throw ConfigError("", "failures.components." + c.name + ".rate", "must not be negative");
@@ -78,7 +133,20 @@ FailureModel build_failure_model(const RunInputs& in) {
                      : component_count(c.scope, in);
     base.rate = c.rate.si() * p.rate_scale * in.failure_rate_multiplier;
     if (base.rate <= 0 || base.count <= 0) continue;
-    if (f > 0 && m > 1 && lemon_eligible(c.scope)) {
+    if (split && lemon_eligible(c.scope) && !(model.per_node && c.weibull_shape != 1.0)) {
+      // One class per frailty bin (per_node: Weibull classes stay whole at the fleet average;
+      // their renewal approximation has no node identity to follow).
+      const double per_node = component_count(c.scope, in) / nodes;
+      for (size_t b = 0; b < model.bins.size(); ++b) {
+        FailureClass k = base;
+        k.bin = static_cast<int>(b);
+        k.lemon = model.bins[b].lemon;
+        k.per_node = per_node;
+        k.count = base.count * model.bins[b].mass;
+        k.rate = base.rate * model.bins[b].multiplier;
+        model.classes.push_back(k);
+      }
+    } else if (!split && f > 0 && m > 1 && lemon_eligible(c.scope)) {
       FailureClass lemon = base;
       lemon.lemon = true;
       lemon.count = base.count * f;
@@ -92,6 +160,15 @@ FailureModel build_failure_model(const RunInputs& in) {
     }
   }
   for (auto& c : model.classes) c.theta = 1.0 / (c.rate * std::tgamma(1.0 + 1.0 / c.weibull_shape));
+  sum_rates(model);
+  return model;
+}
+
+void sum_rates(FailureModel& model) {
+  model.exponential.clear();
+  model.exp_cumulative.clear();
+  model.weibull.clear();
+  model.exp_rate = model.total_rate = 0;
   for (int i = 0; i < static_cast<int>(model.classes.size()); ++i) {
     const auto& c = model.classes[i];
     model.total_rate += c.total_rate();
@@ -103,7 +180,6 @@ FailureModel build_failure_model(const RunInputs& in) {
       model.weibull.push_back(i);
     }
   }
-  return model;
 }
 
 int pick_exponential(const FailureModel& m, double u) {

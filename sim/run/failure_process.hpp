@@ -23,6 +23,9 @@
 
 namespace fleetsim::run {
 
+// failures.lemon_retirement.after_failures at most this (a node keeps this many failure times).
+inline constexpr int kMaxRetirementFailures = 64;
+
 struct FailureClass {
   std::string name;           // the component's name (also the by-cause key)
   std::string category;
@@ -34,11 +37,28 @@ struct FailureClass {
   double weibull_shape = 1.0;
   int nodes_lost = 0;         // nodes that leave the job for repair (0: a reset or restart fixes it)
   double theta = 0;           // Weibull scale: mean 1/rate = theta Gamma(1 + 1/k)
+  int bin = -1;               // frailty bin of a split class (-1: not split)
+  double per_node = 0;        // components of this class per node (split classes)
   [[nodiscard]] double total_rate() const { return count * rate; }  // long-run, per second
 };
 
+// One bin of the discretized frailty distribution: the share of nodes in it and their hazard
+// multiplier (the conditional mean of Z over the bin, so E[Z] = 1 is kept exactly).
+struct FrailtyBin {
+  double mass = 0;
+  double multiplier = 1;
+  bool lemon = false;
+};
+
+// The bins of a profile's frailty distribution (two_point: 2; lognormal: quantile bins halving
+// toward the tail, with an edge at the 1 - lemon_fraction quantile).
+[[nodiscard]] std::vector<FrailtyBin> frailty_bins(const FailureProfile& p);
+
 struct FailureModel {
   std::vector<FailureClass> classes;
+  std::vector<FrailtyBin> bins;        // split classes refer to these (empty: no split)
+  bool per_node = false;               // lemon_model per_node: counts are drawn per replication
+  int nodes = 0;
   std::vector<int> exponential;        // indices of exponential classes
   std::vector<double> exp_cumulative;  // cumulative rates over `exponential`
   std::vector<int> weibull;            // indices of Weibull classes
@@ -51,6 +71,10 @@ struct FailureModel {
 [[nodiscard]] double component_count(ComponentScope scope, const RunInputs& in);
 
 [[nodiscard]] FailureModel build_failure_model(const RunInputs& in);
+
+// Recomputes the exponential and total rates from the classes' counts and rates (after a
+// replication sets its own per-node counts, or a node is retired).
+void sum_rates(FailureModel& m);
 
 // Picks an exponential class for a uniform draw u in (0, 1).
 [[nodiscard]] int pick_exponential(const FailureModel& m, double u);

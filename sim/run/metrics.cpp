@@ -16,6 +16,11 @@ const std::vector<MetricDef>& run_metric_defs() {
       {"interruptions.fail_slow", "count", "fail-slow episodes (a node running slow until evicted)"},
       {"interruptions.lemon", "count", "unexpected interruptions on lemon nodes"},
       {"interruptions.by_cause.*", "count", "unexpected interruptions of one failure component"},
+      {"lemon_retirement.lemon_nodes_start", "count", "lemon_model per_node: lemon nodes drawn into the job"},
+      {"lemon_retirement.lemon_nodes_end", "count", "lemon_model per_node: lemon nodes left at the end"},
+      {"lemon_retirement.retired_nodes", "count", "nodes retired by failures.lemon_retirement (replaced from the fleet)"},
+      {"lemon_retirement.retired_lemon_nodes", "count", "retired nodes that were lemons"},
+      {"lemon_retirement.gpu_hours", "GPU-h", "retired nodes' GPU-hours from retirement to the end of the run"},
       {"lost_hours.lost_work", "h", "compute rolled back to the last durable checkpoint"},
       {"lost_hours.detection", "h", "noticing failures (crash detection, hang watchdog)"},
       {"lost_hours.diagnosis", "h", "isolating the failed node"},
@@ -60,6 +65,13 @@ void add_run_metrics(const RunResult& r, Report& report) {
   report.add("interruptions.planned", stat([](const ReplicationResult& x) { return x.planned; }));
   report.add("interruptions.fail_slow", stat([](const ReplicationResult& x) { return x.fail_slow; }));
   report.add("interruptions.lemon", stat([](const ReplicationResult& x) { return x.lemon_failures; }));
+  if (r.per_node_lemons) {  // only under lemon_model per_node: other runs keep their keys
+    report.add("lemon_retirement.lemon_nodes_start", stat([](const ReplicationResult& x) { return x.lemon_nodes_start; }));
+    report.add("lemon_retirement.lemon_nodes_end", stat([](const ReplicationResult& x) { return x.lemon_nodes_end; }));
+    report.add("lemon_retirement.retired_nodes", stat([](const ReplicationResult& x) { return x.retired_nodes; }));
+    report.add("lemon_retirement.retired_lemon_nodes", stat([](const ReplicationResult& x) { return x.retired_lemon_nodes; }));
+    report.add("lemon_retirement.gpu_hours", stat([](const ReplicationResult& x) { return x.retirement_gpu_hours; }));
+  }
   std::set<std::string> causes;
   for (const auto& x : reps)
     for (const auto& [k, v] : x.by_cause) causes.insert(k);

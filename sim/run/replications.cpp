@@ -23,6 +23,7 @@ RunResult summary_of(const run::Prepared& p) {
   result.restart_s = run::seconds_of(p.restart_full);
   result.straggler_slowdown = p.straggler_slowdown;
   result.iteration_time_s = p.iteration_time_s;
+  result.per_node_lemons = p.failures.per_node;
   return result;
 }
 

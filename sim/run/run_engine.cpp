@@ -20,6 +20,8 @@
 #include <cmath>
 #include <limits>
 #include <queue>
+#include <string>
+#include <string_view>
 
 
 namespace fleetsim::run {
@@ -42,14 +44,17 @@ class Replication {
         planned_rng_(in.run.seed, rep, Stream::Planned),
         slow_rng_(in.run.seed, rep, Stream::FailSlow),
         repair_rng_(in.run.seed, rep, Stream::Repair),
+        frailty_rng_(in.run.seed, rep, Stream::Frailty),
         pool_(in.recovery, in.failures, repair_rng_) {
     for (size_t k = 0; k < p.failures.weibull.size(); ++k)
       weibull_rngs_.emplace_back(in.run.seed, rep, static_cast<std::uint64_t>(Stream::WeibullBase) + k);
+    if (p.failures.per_node) draw_nodes();
+    class_failures_.assign(p.failures.classes.size(), 0);
   }
 
   void run() {
     Time now = 0;
-    next_exp_ = draw_after(arrivals_, 0, p_.failures.exp_rate);
+    next_exp_ = draw_after(arrivals_, 0, fm_->exp_rate);
     for (const auto& table : p_.weibull_tables) weibull_cum_.push_back(table.cumulative(in_.failures.fleet_age.si()));
     for (size_t k = 0; k < p_.failures.weibull.size(); ++k) next_weibull_.push_back(weibull_after(k, 0));
     next_planned_ = draw_after(planned_rng_, 0, p_.planned_rate);
@@ -80,14 +85,14 @@ class Replication {
         case 1: end_outage(now); break;
         case 2: rejoins_.pop(); log(now, EventKind::ReplicaRejoin, "replica", 0); break;
         case 3: {
-          const int c = pick_exponential(p_.failures, pick_.uniform());
-          next_exp_ = draw_after(arrivals_, now, p_.failures.exp_rate);
-          failure(now, p_.failures.classes[static_cast<size_t>(c)]);
+          const int c = pick_exponential(*fm_, pick_.uniform());
+          next_exp_ = draw_after(arrivals_, now, fm_->exp_rate);
+          failure(now, fm_->classes[static_cast<size_t>(c)]);
           break;
         }
         case 4:
           next_weibull_[wk] = weibull_after(wk, now);
-          failure(now, p_.failures.classes[static_cast<size_t>(p_.failures.weibull[wk])]);
+          failure(now, fm_->classes[static_cast<size_t>(fm_->weibull[wk])]);
           break;
         case 5: next_planned_ = draw_after(planned_rng_, now, p_.planned_rate); planned(now); break;
         case 6: {
@@ -123,6 +128,75 @@ class Replication {
     const double t = p_.weibull_tables[k].next(seconds_of(now) + age, weibull_cum_[k],
                                                 weibull_rngs_[k].exponential(1.0), &weibull_cum_[k]) - age;
     return std::max(now + 1, static_cast<Time>(t * kTicksPerSecond));
+  }
+
+  // ---- lemon nodes, per_node model (sim/run/README.md, "Lemon nodes") ----
+  // Each node's frailty bin is drawn from the fleet's distribution: the job's placement.
+  int draw_bin() {
+    const double u = frailty_rng_.uniform();
+    const auto& bins = p_.failures.bins;
+    double acc = 0;
+    for (size_t b = 0; b + 1 < bins.size(); ++b)
+      if (u < (acc += bins[b].mass)) return static_cast<int>(b);
+    return static_cast<int>(bins.size()) - 1;
+  }
+  void draw_nodes() {
+    local_ = p_.failures;
+    fm_ = &local_;
+    const auto n = static_cast<size_t>(local_.nodes);
+    members_.assign(local_.bins.size(), {});
+    bin_of_.resize(n);
+    pos_.resize(n);
+    for (size_t i = 0; i < n; ++i) add_node(static_cast<int>(i), draw_bin());
+    keep_ = std::max(0, in_.failures.lemon_retirement.after_failures);
+    window_ = ticks(in_.failures.lemon_retirement.window);
+    history_.assign(n * static_cast<size_t>(keep_), kNoFailure);
+    out_.lemon_nodes_start = lemon_nodes();
+    recount();
+  }
+  void add_node(int node, int bin) {
+    bin_of_[static_cast<size_t>(node)] = bin;
+    pos_[static_cast<size_t>(node)] = static_cast<int>(members_[static_cast<size_t>(bin)].size());
+    members_[static_cast<size_t>(bin)].push_back(node);
+  }
+  [[nodiscard]] int lemon_nodes() const {
+    int n = 0;
+    for (size_t b = 0; b < members_.size(); ++b)
+      if (p_.failures.bins[b].lemon) n += static_cast<int>(members_[b].size());
+    return n;
+  }
+  // Class counts from the nodes now in each bin, then the summed rates.
+  void recount() {
+    for (auto& c : local_.classes)
+      if (c.bin >= 0) c.count = static_cast<double>(members_[static_cast<size_t>(c.bin)].size()) * c.per_node;
+    sum_rates(local_);
+  }
+  // A failure of a split class: which node of its bin failed (uniform: equal hazards within a
+  // bin), and its retirement after `after_failures` failures within `window`.
+  void node_failed(Time now, int bin) {
+    const auto& mem = members_[static_cast<size_t>(bin)];
+    if (mem.empty() || keep_ == 0) return;
+    const auto j = std::min(mem.size() - 1, static_cast<size_t>(frailty_rng_.uniform() * static_cast<double>(mem.size())));
+    const int node = mem[j];
+    Time* h = &history_[static_cast<size_t>(node) * static_cast<size_t>(keep_)];
+    std::move(h + 1, h + keep_, h);  // the last `keep_` failure times, oldest first
+    h[keep_ - 1] = now;
+    if (h[0] != kNoFailure && now - h[0] <= window_) retire(now, node);
+  }
+  void retire(Time now, int node) {
+    const auto n = static_cast<size_t>(node);
+    auto& mem = members_[static_cast<size_t>(bin_of_[n])];
+    const int last = mem.back();
+    mem[static_cast<size_t>(pos_[n])] = last;
+    pos_[static_cast<size_t>(last)] = pos_[n];
+    mem.pop_back();
+    ++out_.retired_nodes;
+    if (p_.failures.bins[static_cast<size_t>(bin_of_[n])].lemon) ++out_.retired_lemon_nodes;
+    retired_at_sum_ += seconds_of(now);
+    add_node(node, draw_bin());  // the replacement: a node from the fleet, with its own frailty
+    std::fill_n(&history_[n * static_cast<size_t>(keep_)], keep_, kNoFailure);
+    recount();
+    next_exp_ = draw_after(arrivals_, now, fm_->exp_rate);  // memoryless: only the rate changed
   }
 
   // ---- progress ----
@@ -346,8 +420,9 @@ class Replication {
 
   void failure(Time now, const FailureClass& c) {
     ++out_.unexpected;
-    ++out_.by_cause[c.name];
+    ++class_failures_[static_cast<size_t>(&c - fm_->classes.data())];  // by_cause at finish()
     if (c.lemon) ++out_.lemon_failures;
+    if (c.bin >= 0 && fm_ == &local_) node_failed(now, c.bin);
     const Time detect = c.mode == FailureMode::Hang ? p_.detect_hang : p_.detect_crash;
     const bool replica = p_.replica_mode && c.scope != ComponentScope::Job && (!down_ || pause_);
     if (replica) {
@@ -462,12 +537,20 @@ class Replication {
     for (int i = 0; i < kNumAcc; ++i) out_.lost_hours[kAccNames[static_cast<size_t>(i)]] = acc_[static_cast<size_t>(i)] / 3600.0;
     out_.compute_hours = (productive_ + acc_[kLostWork]) / 3600.0;
     out_.stalled_hours = wall / 3600.0 - out_.compute_hours;
+    if (fm_ == &local_) {
+      out_.lemon_nodes_end = lemon_nodes();
+      out_.retirement_gpu_hours = in_.gpus_per_node * (out_.retired_nodes * wall - retired_at_sum_) / 3600.0;
+    }
+    // Interruptions by component name, counted per class during the run (split classes share a name).
+    for (size_t i = 0; i < class_failures_.size(); ++i)
+      if (class_failures_[i] > 0) out_.by_cause[fm_->classes[i].name] += class_failures_[i];
     log(now, EventKind::End, "end", 0);
   }
 
-  void log(Time t, EventKind k, const std::string& cause, Time duration) {
-    if (log_) out_.events.push_back({Seconds(seconds_of(t)), k, cause, Seconds(seconds_of(duration))});
-    if (k == EventKind::Failure || k == EventKind::Planned || k == EventKind::Eviction) outage_cause_ = cause;
+  // A string_view: most calls pass a literal, and only replication 0 keeps the text.
+  void log(Time t, EventKind k, std::string_view cause, Time duration) {
+    if (log_) out_.events.push_back({Seconds(seconds_of(t)), k, std::string(cause), Seconds(seconds_of(duration))});
+    if (k == EventKind::Failure || k == EventKind::Planned || k == EventKind::Eviction) outage_cause_.assign(cause);
   }
   // Timeline of replication 0 (`run --trace`): contiguous stretches in one state are merged.
   void state(Time a, Time b, const char* name, const std::string& cause = std::string()) {
@@ -486,9 +569,21 @@ class Replication {
   ReplicationResult& out_;
   bool log_, trace_;
   std::string outage_cause_;
-  Rng arrivals_, pick_, planned_rng_, slow_rng_, repair_rng_;
+  Rng arrivals_, pick_, planned_rng_, slow_rng_, repair_rng_, frailty_rng_;
   std::vector<Rng> weibull_rngs_;
   SparePool pool_;
+  // The failure classes this replication draws from: the shared ones, or under lemon_model
+  // per_node its own copy whose split classes count the nodes now in each frailty bin.
+  FailureModel local_;
+  const FailureModel* fm_ = &p_.failures;
+  static constexpr Time kNoFailure = std::numeric_limits<Time>::min() / 2;
+  std::vector<std::vector<int>> members_;  // nodes of each frailty bin
+  std::vector<int> bin_of_, pos_;          // a node's bin and its index in members_
+  std::vector<Time> history_;              // per node, its last keep_ failure times
+  int keep_ = 0;
+  Time window_ = 0;
+  double retired_at_sum_ = 0;              // sum of retirement times, seconds
+  std::vector<int> class_failures_;        // unexpected interruptions per failure class
 
   Time next_exp_ = kNever, next_planned_ = kNever, next_slow_ = kNever;
   std::vector<Time> next_weibull_;

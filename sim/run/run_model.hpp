@@ -93,6 +93,15 @@ struct ReplicationResult {
   int planned = 0;
   int fail_slow = 0;                 // fail-slow episodes (evicted or ended by a restart)
   int lemon_failures = 0;            // unexpected interruptions that hit a lemon node
+  // lemon_model per_node (sim/run/README.md, "Lemon nodes"): lemon nodes drawn into the job at the
+  // start and left at the end, nodes retired (failures.lemon_retirement) and how many of them
+  // were lemons, and the retired nodes' GPU-hours from retirement to the end of the run (the
+  // capacity the operator replaces from spares).
+  int lemon_nodes_start = 0;
+  int lemon_nodes_end = 0;
+  int retired_nodes = 0;
+  int retired_lemon_nodes = 0;
+  double retirement_gpu_hours = 0;
   std::map<std::string, int> by_cause;        // unexpected interruptions by component name
   std::map<std::string, double> lost_hours;   // by phase (see phase::)
   double productive_hours = 0;
@@ -117,6 +126,7 @@ struct RunResult {
   double restart_s = 0;              // init + load of one full restart
   double straggler_slowdown = 1.0;   // expected slowest-rank factor applied to compute
   double iteration_time_s = 0;       // healthy iteration time with stragglers
+  bool per_node_lemons = false;      // lemon_model per_node: the lemon_retirement metrics are reported
 };
 
 // The mean over the replications of one figure of a replication, e.g.

@@ -30,11 +30,34 @@ struct FailureComponent {
   int domain_gpus = 0;                 // scope domain: GPUs of one domain (its blast radius)
 };
 
+// Per-node hazard heterogeneity ("lemon" nodes, Kokolis et al. HPCA'25 F35; recurrence on few
+// components, SkeletonHunter SIGCOMM'25 F46). A node's hazard is the profile rate x a frailty Z
+// with E[Z] = 1, so the profile rate stays the fleet average (sim/run/README.md, "Lemon nodes").
+// two_point: Z = m/norm on a share f of nodes, 1/norm elsewhere (norm = 1 - f + f m).
+// lognormal: ln Z ~ N(-sigma^2/2, sigma^2), a heavy tail; the nodes above the 1 - f quantile are
+// the lemons (counted in interruptions.lemon).
+enum class LemonDistribution { TwoPoint, Lognormal };
+// fleet_average: the job sees the fleet's mix (expected counts; no node identity).
+// per_node: each replication draws its nodes' frailties (a placement) and follows each node, so a
+// job may hold more or fewer lemons than the average, and nodes can be retired.
+enum class LemonModel { FleetAverage, PerNode };
+
+// A node that fails `after_failures` times within `window` is retired for good and replaced by a
+// node drawn from the fleet (per_node only). 0 = never retire.
+struct LemonRetirement {
+  int after_failures = 0;
+  Seconds window = Seconds(7 * 86400.0);
+};
+
 struct FailureProfile {
   std::string name;
   std::vector<FailureComponent> components;
   double lemon_fraction = 0.0;         // share of nodes with a higher hazard
-  double lemon_multiplier = 1.0;
+  double lemon_multiplier = 1.0;       // two_point: hazard of a lemon over a healthy node
+  LemonDistribution lemon_distribution = LemonDistribution::TwoPoint;
+  double lemon_sigma = 1.0;            // lognormal: sigma of ln Z
+  LemonModel lemon_model = LemonModel::FleetAverage;
+  LemonRetirement lemon_retirement;
   PerSecond planned_rate_per_job;      // planned maintenance interruptions per job-second
   double rate_scale = 1.0;             // multiplies every component rate (what-if knob)
   Seconds repair_median;               // lognormal repair time of a failed node

@@ -5,12 +5,18 @@
 // Usage: bench_run [threads] [replications]
 #include <sys/resource.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <vector>
 
+#include "sim/config/load.hpp"
+#include "sim/pipeline/run_pipeline.hpp"
 #include "sim/reproduce/run_sources.hpp"
+#include "sim/uncertainty/inputs.hpp"
 
 #include "bench/peak_memory.hpp"
 
@@ -75,5 +81,23 @@ int main(int argc, char** argv) {
   RunInputs weibull = small;
   for (auto& c : weibull.failures.components) c.weibull_shape = 0.7;
   bench("16,384 GPUs x 54 d, Weibull k=0.7", weibull, threads, 10.0);
+  // Issue 25: the whole pipeline of `fleetsim run` on the default scenario (20 replications), as
+  // is and with failures.rate_scale declared uncertain (each replication draws it and re-times
+  // its own iteration); the ETTR range over the replications beside it.
+  for (const bool declared : {false, true}) {
+    std::vector<std::string> sets;
+    if (declared) sets.push_back("failures.rate_scale={value: 1, range: [0.7, 1.5]}");
+    const Scenario sc = config::load_scenario("", sets);
+    PipelineOptions opt;
+    opt.threads = threads;
+    if (declared) opt.replication_scenario = [sc](int i) { return uncertainty::drawn_scenario(sc, i); };
+    const auto t0 = std::chrono::steady_clock::now();
+    const PipelineResult r = run_pipeline(sc, opt);
+    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double lo = 1, hi = 0;
+    for (const auto& x : r.run.replications) lo = std::min(lo, x.ettr), hi = std::max(hi, x.ettr);
+    std::printf("%-34s %5d reps  %7.3f s  | ETTR range over the replications [%.4f, %.4f]\n",
+                declared ? "default pipeline, rate_scale drawn" : "default pipeline", sc.run.replications, wall, lo, hi);
+  }
   return 0;
 }

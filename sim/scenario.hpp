@@ -2,6 +2,7 @@
 // every cross-field rule checked. Models receive parts of this and never see YAML.
 #pragma once
 
+#include <memory>
 #include <string>
 
 #include "sim/facility/specs.hpp"
@@ -11,6 +12,7 @@
 #include "sim/workload/specs.hpp"
 
 namespace fleetsim {
+namespace config { struct DeclaredInputs; }  // sim/config/declared_inputs.hpp
 
 struct ClusterSpec {
   GpuSpec gpu;
@@ -36,6 +38,9 @@ struct Scenario {
   RunSpec run;
   StepTier tier = StepTier::Analytical;
   PoolSpec pool;                       // enabled when the scenario has a pool: section
+  // Numbers declared uncertain ({value, range} or a distribution; issue 25), null when none: the
+  // fields above hold their values; sim/uncertainty/inputs.hpp draws the rest.
+  std::shared_ptr<const config::DeclaredInputs> declared_inputs;
 };
 
 }  // namespace fleetsim

@@ -5,6 +5,7 @@
 
 #include "sim/app/command.hpp"
 #include "sim/config/catalog.hpp"
+#include "sim/config/declared_inputs.hpp"
 #include "sim/config/load.hpp"
 #include "sim/config/plan_schema.hpp"
 #include "sim/plan/plan_load.hpp"
@@ -116,6 +117,33 @@ void describe_schema(const config::Schema& schema, const std::string& indent) {
   }
 }
 
+// How a scenario says how sure it is (issue 25; sim/uncertainty/README.md): the declared-input
+// form, the run keys of adaptive replications (their docs from the schema) and --level; then the
+// inputs this scenario declares uncertain.
+void describe_uncertainty(const Scenario& s) {
+  std::cout << "uncertainty (sim/uncertainty/README.md):\n"
+               "  any quantity, ratio or temperature key may be declared uncertain (not integers, words or flags):\n"
+               "    KEY: {value: V, range: [lo, hi]}                             uniform on [lo, hi]\n"
+               "    KEY: {value: V, range: [lo, hi], distribution: triangular}   mode V\n"
+               "    KEY: {value: V, distribution: normal, sd: S}                 mean V; S in the key's unit\n"
+               "    KEY: {value: V, distribution: lognormal, sigma: s}           median V; s = standard deviation of ln x\n"
+               "    (normal and lognormal take an optional range that truncates them; a source: may be added)\n"
+               "  V is what the headline number uses. step draws the inputs N times (--draws, default 1000, seeded by\n"
+               "  run.seed) and widens its intervals; run draws them once per replication. JSON: uncertain_inputs.\n";
+  const config::Field* run = config::scenario_schema()->find("run");
+  for (const char* key : {"replications", "precision"}) {
+    const config::Field* f = run && run->section ? run->section->find(key) : nullptr;
+    if (f) std::cout << "  run." << key << ": " << f->doc << " (default " << f->default_text << ")\n";
+  }
+  std::cout << "  --level (step, run, search): level of the intervals beside the headline numbers, in (0, 1); default 0.8\n";
+  std::cout << "declared uncertain in this scenario:";
+  if (!s.declared_inputs) std::cout << " none\n";
+  else {
+    std::cout << "\n";
+    for (const auto& in : s.declared_inputs->inputs) std::cout << "  " << in.key << ": " << in.spec.shown << "\n";
+  }
+}
+
 void describe(const std::string& kind, const std::string& name) {
   check_kind(kind);
   if (kind == "plan") {
@@ -127,7 +155,8 @@ void describe(const std::string& kind, const std::string& name) {
   }
   if (kind == "scenarios") {
     Scenario s = config::load_scenario(name);
-    std::cout << s.file << "\n" << s.description << "\n\nresolved:\n" << s.resolved_yaml << "\n";
+    std::cout << s.file << "\n" << s.description << "\n\nresolved:\n" << s.resolved_yaml << "\n\n";
+    describe_uncertainty(s);
     return;
   }
   config::Resolver r;

@@ -21,6 +21,7 @@
 #include "sim/results/progress.hpp"
 #include "sim/uncertainty/annotate.hpp"
 #include "sim/uncertainty/compare.hpp"
+#include "sim/uncertainty/inputs.hpp"
 #include "sim/uncertainty/waterfall_interval.hpp"
 
 namespace fleetsim::app {
@@ -78,6 +79,12 @@ RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, doubl
   std::vector<double> pue;
   for (const auto& f : r.facility) pue.push_back(f.pue_mean);
   u.pue = uncertainty::sample_interval(pue, level);
+  // Declared uncertain inputs (sim/uncertainty/inputs.hpp): each replication ran its own drawn
+  // iteration, so the step figures' spread over the replications joins the model-form interval.
+  if (!r.replication_iteration_time_s.empty()) {
+    u.iteration_time = uncertainty::combine_with_step(uncertainty::sample_interval(r.replication_iteration_time_s, level), u.step);
+    u.mfu = uncertainty::combine_with_step(uncertainty::sample_interval(r.replication_mfu, level), u.step);
+  }
   if (s.workload.training.train_tokens.si() > 0)
     u.wall_clock_days = uncertainty::combine_with_step(u.wall_clock_days, u.step);
   else
@@ -89,8 +96,8 @@ RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, doubl
 uncertainty::Provenance run_provenance(const RunUncertainty& u, const PipelineResult& r) {
   uncertainty::Provenance p = u.step.provenance;
   p.why = "Monte-Carlo spread over " + std::to_string(r.run.replications.size()) +
-          " replications; the step time's model-form error: " + u.step.provenance.why +
-          " (the failure model is not graded yet)";
+          " replications" + (r.replication_iteration_time_s.empty() ? "" : ", each drawing the declared uncertain inputs") +
+          "; the step time's model-form error: " + u.step.provenance.why + " (the failure model is not graded yet)";
   return p;
 }
 
@@ -263,6 +270,8 @@ void run(const RunArgs& a) {
     opt.progress = [progress](int, int) { progress->advance(); };
   }
   opt.record_timeline = !a.trace.empty();
+  // Declared uncertain inputs: replication i runs on draw i (seeded by run.seed and i).
+  if (s.declared_inputs) opt.replication_scenario = [s](int i) { return uncertainty::drawn_scenario(s, i); };
   if (autorep && world.size > 1)
     throw ConfigError("", "--replications", "auto runs in one process; give a count under mpirun");
   PipelineResult r = run_pipeline(s, opt);
@@ -289,7 +298,14 @@ void run(const RunArgs& a) {
     std::string command = "fleetsim run " + (a.scenario.empty() ? std::string("(default)") : a.scenario);
     for (const auto& set : a.sets) command += " --set " + set;
     const AutoReplications ar{autorep, s.run.replications, auto_half_width, precision};
-    write_results_file(a.output, s, r, command, [&](ResultsFile& f) { annotate_results(f, u, r, ar); });
+    write_results_file(a.output, s, r, command, [&](ResultsFile& f) {
+      annotate_results(f, u, r, ar);
+      if (s.declared_inputs) {  // which inputs the replications drew (sim/uncertainty/inputs.hpp)
+        std::string declared;
+        for (const auto& in : s.declared_inputs->inputs) declared += (declared.empty() ? "" : "; ") + in.key + ": " + in.spec.shown;
+        f.metric_attribute("run", "uncertain_inputs", declared);
+      }
+    });
   }
   if (!a.trace.empty()) {
     TraceWriter w;
@@ -326,6 +342,10 @@ void run(const RunArgs& a) {
       eu = uncertainty::with_intervals(eu, {{"value", u.effective_utilization}});
       const auto factors = u.waterfall.factors();
       eu["factors"] = uncertainty::with_intervals(eu["factors"], {factors.begin(), factors.end()});
+    }
+    if (s.declared_inputs) {
+      j["uncertain_inputs"]["inputs"] = uncertainty::declared_inputs_json(s);
+      j["uncertain_inputs"]["draws"] = s.run.replications;  // replication i on draw i
     }
     j["host"]["wall_time_s"] = wall;
     std::cout << j.dump(2) << "\n";

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "sim/app/command.hpp"
@@ -20,6 +21,7 @@
 #include "sim/step/step_model.hpp"
 #include "sim/step/trace.hpp"
 #include "sim/uncertainty/annotate.hpp"
+#include "sim/uncertainty/inputs.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -31,18 +33,25 @@ struct StepArgs {
   std::string trace;
   bool json = false;
   double level = 0.8;  // of the intervals beside the headline numbers (sim/uncertainty)
+  int draws = uncertainty::kDefaultInputDraws;  // of the declared uncertain inputs, if any
 };
 
 // The model-form intervals of the headline numbers and the grade (sim/uncertainty/README.md).
-void print_uncertainty(const StepResult& r, const uncertainty::StepUncertainty& u, std::ostream& out) {
-  const auto t = uncertainty::time_interval(r.iteration_time.si(), u);
-  const auto m = uncertainty::rate_interval(r.mfu, u);
+void print_uncertainty(const StepResult& r, const uncertainty::StepUncertainty& u,
+                       const std::optional<uncertainty::StepInputSpread>& spread, std::ostream& out) {
+  auto t = uncertainty::time_interval(r.iteration_time.si(), u);
+  auto m = uncertainty::rate_interval(r.mfu, u);
+  if (spread) {
+    t = spread->combined_time;
+    m = spread->combined_mfu;
+  }
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "\n%.0f%% intervals (model-form error of judged published cases, sim/uncertainty)\n"
+                "\n%.0f%% intervals (model-form error of judged published cases%s, sim/uncertainty)\n"
                 "  time of one training iteration  %.4g s  [%.4g, %.4g]\n"
                 "  model FLOPs utilization         %.4f  [%.4f, %.4f]\n",
-                100 * u.level, r.iteration_time.si(), t.lo, t.hi, r.mfu, m.lo, m.hi);
+                100 * u.level, spread ? " and the declared uncertain inputs" : "", r.iteration_time.si(), t.lo, t.hi,
+                r.mfu, m.lo, m.hi);
   out << buf << "  provenance: " << uncertainty::grade_name(u.provenance.grade) << " - " << u.provenance.why << "\n";
   out << "  judged by:";
   for (size_t i = 0; i < u.provenance.sources.size(); ++i) out << (i ? "; " : " ") << u.provenance.sources[i];
@@ -59,6 +68,18 @@ void print_uncertainty(const StepResult& r, const uncertainty::StepUncertainty& 
                                          : "not added: the calibrated group's residuals already hold it");
     out << buf;
   }
+  if (!spread) return;
+  std::snprintf(buf, sizeof buf, "  declared uncertain inputs (%d draws, seed %llu%s): iteration time [%.4g, %.4g] s from them alone\n",
+                spread->draws, static_cast<unsigned long long>(spread->seed),
+                spread->infeasible ? (", " + std::to_string(spread->infeasible) + " did not fit in memory").c_str() : "",
+                spread->iteration_time.lo, spread->iteration_time.hi);
+  out << buf;
+  for (const auto& c : spread->inputs) {
+    std::snprintf(buf, sizeof buf, "    %-40s %5.1f%% of the width  (%s)\n", c.key.c_str(), 100 * c.share, c.shown.c_str());
+    out << buf;
+  }
+  std::snprintf(buf, sizeof buf, "    %-40s %5.1f%% of the width\n", u.parameter_term_added ? "model-form and parameter error" : "model-form error", 100 * spread->model_form_share);
+  out << buf;
 }
 
 void print_header(const Scenario& s, const StepResult& r, std::ostream& out) {
@@ -100,22 +121,36 @@ void step(const StepArgs& a) {
   add_step_metrics(r, report);
   add_slowdown_metrics(step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, r), report);
   const auto u = uncertainty::scenario_step_uncertainty(s, a.level);
+  // Declared uncertain inputs (sim/uncertainty/inputs.hpp): N draws re-evaluate the iteration on
+  // the same tier; a draw that does not fit in memory (when the point does) is left out and counted.
+  std::optional<uncertainty::StepInputSpread> spread;
+  if (s.declared_inputs) {
+    const bool point_fits = r.fits_in_memory;
+    auto eval = [point_fits](const Scenario& x) {
+      StepResult rx = evaluate_step_on_tier(x, StepOptions{});
+      if (point_fits && !rx.fits_in_memory) throw InfeasibleError("does not fit");
+      return rx;
+    };
+    const int threads = simgrid ? 1 : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    spread = uncertainty::step_input_spread(s, u, eval, a.draws, threads);
+  }
   if (a.json) {
     Json j = Json::object();
     j["scenario"] = s.file;
     j["description"] = s.description;
-    Json body = uncertainty::with_intervals(report.to_json(),
-                                            {{"iteration_time_s", uncertainty::time_interval(r.iteration_time.si(), u)},
-                                             {"mfu", uncertainty::rate_interval(r.mfu, u)}});
+    Json body = uncertainty::with_intervals(
+        report.to_json(), {{"iteration_time_s", spread ? spread->combined_time : uncertainty::time_interval(r.iteration_time.si(), u)},
+                           {"mfu", spread ? spread->combined_mfu : uncertainty::rate_interval(r.mfu, u)}});
     for (const auto& [k, v] : body.as_object()) j[k] = v;
     j["provenance"] = uncertainty::provenance_json(u.provenance);
+    if (spread) j["uncertain_inputs"] = uncertainty::input_spread_json(s, *spread);
     j["parameters"] = uncertainty::parameters_json(u);
     std::cout << j.dump(2) << "\n";
     return;
   }
   print_header(s, r, std::cout);
   report.print_table(std::cout);
-  print_uncertainty(r, u, std::cout);
+  print_uncertainty(r, u, spread, std::cout);
   if (!r.fits_in_memory) std::cout << "\nwarning: " << memory_error_message(s, r) << "\n";
 }
 
@@ -130,6 +165,8 @@ void add_step_command(CLI::App& app) {
       ->check(CLI::IsMember({"analytical", "simgrid"}));
   c->add_flag("--json", args->json, "print the summary as JSON (DESIGN.md §5 keys)");
   c->add_option("--level", args->level, "level of the intervals beside the headline numbers, in (0, 1) (default 0.8)");
+  c->add_option("--draws", args->draws, "draws of the scenario's declared uncertain inputs ({value, range}; default 1000)")
+      ->check(CLI::Range(10, 100000));
   c->add_option("--trace", args->trace,
                 "write the iteration's timeline as Chrome trace-event JSON (open in ui.perfetto.dev)");
   c->callback([args] { step(*args); });

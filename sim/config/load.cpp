@@ -4,6 +4,7 @@
 #include <set>
 
 #include "sim/config/catalog.hpp"
+#include "sim/config/declared_inputs.hpp"
 #include "sim/config/resolve.hpp"
 #include "sim/config/scenario_tree.hpp"
 #include "sim/config/scenario_builder.hpp"
@@ -94,6 +95,7 @@ YAML::Node override_tree(const std::string& set) {
 
 ScenarioTree read_tree(const std::string& path, const YAML::Node* doc) {
   Resolver r;
+  r.allow_uncertain_values(true);
   std::set<std::string> seen;
   YAML::Node merged = load_chain(r, path, seen, 0, doc);
   return ScenarioTree{path, merged, r.budget_left()};
@@ -106,6 +108,7 @@ ScenarioTree read_scenario_tree(const std::string& scenario) { return read_tree(
 Scenario apply_sets(const ScenarioTree& tree, const std::vector<std::string>& sets) {
   const std::string& path = tree.path;
   Resolver r(tree.node_budget);
+  r.allow_uncertain_values(true);
   // merge() builds a fresh tree, and resolve() and the emitter only read, so `tree` stays as it
   // was. reset(), not `=`: yaml-cpp's assignment writes through the handle into the shared node.
   YAML::Node merged = tree.merged;
@@ -118,7 +121,9 @@ Scenario apply_sets(const ScenarioTree& tree, const std::vector<std::string>& se
   YAML::Emitter emit;
   emit << merged;
   try {
-    return build_scenario(params, path, emit.c_str());
+    Scenario s = build_scenario(params, path, emit.c_str());
+    s.declared_inputs = collect_declared_inputs(std::move(params), path, s.resolved_yaml);
+    return s;
   } catch (const ConfigError& e) {
     if (sets.empty()) throw;
     // The offending value may have come from the command line: say so.

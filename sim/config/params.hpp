@@ -14,6 +14,18 @@ namespace fleetsim::config {
 
 struct ParamSet;
 
+// A number the scenario declares uncertain (issue 25; sim/config/uncertain_value.cpp):
+// {value: V, range: [lo, hi]} (uniform), or {value: V, distribution: D, ...}. `value` stays
+// Param::number (what the point prediction uses); this says how the sampling commands draw it.
+struct UncertainSpec {
+  std::string distribution;                 // uniform, triangular, normal, lognormal
+  double lo = 0.0, hi = 0.0;                // support in SI: the range, or the key's own bounds
+  bool has_range = false;                   // lo/hi came from `range:` (else the key's bounds)
+  double sd = 0.0;                          // normal: standard deviation, SI units of the key
+  double sigma = 0.0;                       // lognormal: standard deviation of ln(x); value = median
+  std::string shown;                        // as a user reads it: "uniform on [0.7, 1.5]"
+};
+
 struct Param {
   double number = 0.0;                      // Quantity (SI), Real, Temperature (degC), Integer
   bool flag = false;
@@ -23,6 +35,7 @@ struct Param {
   std::shared_ptr<ParamSet> sub;            // Section, Preset
   std::string origin;                       // file (or "--set ...") the value came from
   std::string source;                       // citation, for preset fields
+  std::shared_ptr<const UncertainSpec> uncertain;  // declared uncertain (scenario files only)
 };
 
 struct ParamSet {

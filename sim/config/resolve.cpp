@@ -212,6 +212,10 @@ ParamSet Resolver::walk(const YAML::Node& node, const Schema& schema, const std:
 Param Resolver::value(const YAML::Node& node, const Field& f, const std::string& path,
                       const std::string& file, bool partial) {
   spend(file);
+  // {value: V, range: [lo, hi]} or {value: V, distribution: ...} on a plain key (issue 25).
+  if (node.IsMap() && f.type != FieldType::Section && f.type != FieldType::Table && f.type != FieldType::Preset &&
+      f.type != FieldType::IntList)
+    return uncertain_value(node, f, path, file, partial);
   Param p;
   const int line = file.rfind("--", 0) == 0 ? 0 : line_of(node);
   auto need_scalar = [&](const std::string& what) {
@@ -372,7 +376,9 @@ ParamSet Resolver::preset(const YAML::Node& node, const Field& f, const std::str
     spend(preset_file);
     const std::string key = kv.first.Scalar();
     const Field* fld = schema.find(key);
-    if (kv.second.IsMap() && kv.second["value"].IsDefined() && fld && fld->type != FieldType::Section) {
+    // ... unless it also declares the value uncertain ({value, range, source}): kept whole.
+    const bool declared = kv.second.IsMap() && (kv.second["range"].IsDefined() || kv.second["distribution"].IsDefined());
+    if (kv.second.IsMap() && kv.second["value"].IsDefined() && fld && fld->type != FieldType::Section && !declared) {
       flat[key] = kv.second["value"];
       if (kv.second["source"].IsDefined()) sources[key] = kv.second["source"].Scalar();
     } else {

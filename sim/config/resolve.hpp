@@ -17,6 +17,11 @@ class Resolver {
   // `node_budget` bounds the number of YAML nodes visited in all (aliases count every time).
   explicit Resolver(size_t node_budget = 200000) : budget_(node_budget) {}
 
+  // Scenario files (and their --set) may declare a number uncertain, {value: V, range: [lo, hi]}
+  // (uncertain_value.cpp); elsewhere (plan files, facility presets) nothing would draw it, so a
+  // declaration is refused there rather than silently reduced to its value.
+  void allow_uncertain_values(bool allow) { allow_uncertain_ = allow; }
+
   // Full resolution: required keys must be present, presets are loaded and overridden.
   ParamSet resolve(const YAML::Node& node, const Schema& schema, const std::string& path,
                    const std::string& file);
@@ -43,8 +48,11 @@ class Resolver {
               const std::string& file, bool partial);
   ParamSet preset(const YAML::Node& node, const Field& field, const std::string& path,
                   const std::string& file, bool partial);
+  Param uncertain_value(const YAML::Node& node, const Field& field, const std::string& path,
+                        const std::string& file, bool partial);
   void spend(const std::string& file);
   size_t budget_;
+  bool allow_uncertain_ = false;
 };
 
 // "did you mean 'x'?" or "" when nothing is close.

@@ -1,9 +1,11 @@
 #include "sim/pipeline/run_pipeline.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "sim/core/error.hpp"
 #include "sim/pipeline/power_inputs.hpp"
@@ -22,15 +24,13 @@ StepResult evaluate_scenario_step(const Scenario& s) {
   return step;
 }
 
-PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
-  PipelineResult out;
-  out.step = evaluate_scenario_step(s);
-  out.parameters = parameter_count(s.workload.model);
-  // Single-GPU efficiency: the same model FLOPs if only the compute on the critical path took time.
-  const double compute_s = out.step.breakdown.compute.si();
-  out.single_gpu_mfu = compute_s > 0 ? std::min(1.0, out.step.mfu * out.step.iteration_time.si() / compute_s)
-                                     : out.step.mfu;
+namespace {
 
+// The run model's inputs for a scenario and its evaluated iteration (the point run, and each
+// replication that draws its own declared inputs). `s` must outlive the run: iteration_time
+// re-times its step.
+RunInputs make_run_inputs(const Scenario& s, const StepResult& step, double parameters,
+                          const step::SlowdownResult& slowdown) {
   RunInputs in;
   in.gpus = s.cluster.gpus;
   in.gpus_per_node = s.cluster.node.gpus_per_node;
@@ -42,14 +42,14 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
   in.checkpoint = s.checkpoint;
   in.stragglers = s.stragglers;
   in.run = s.run;
-  in.checkpoint_bytes = Bytes(out.parameters * s.checkpoint.bytes_per_param);
+  in.checkpoint_bytes = Bytes(parameters * s.checkpoint.bytes_per_param);
   in.tokens_per_iteration = static_cast<double>(s.workload.training.global_batch_size) * s.workload.model.seq_length;
   in.train_tokens = s.workload.training.train_tokens.si();
   // Degraded states (stragglers, fail-slow nodes) re-evaluate the iteration, memoized per state.
   auto cache = std::make_shared<std::map<double, Seconds>>();
   auto mutex = std::make_shared<std::mutex>();
   const Scenario* sp = &s;
-  const Seconds healthy = out.step.iteration_time;
+  const Seconds healthy = step.iteration_time;
   in.iteration_time = [cache, mutex, sp, healthy](double slowdown) {
     if (slowdown == 1.0) return healthy;
     std::lock_guard lock(*mutex);
@@ -63,8 +63,7 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
   };
   // Slowdown processes (sim/step/slowdown.hpp): compute variation re-times the step through
   // iteration_time (run::straggler_slowdown); the others come as iteration-time factors.
-  const step::SlowdownResult slowdown = step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, out.step);
-  const double T0 = out.step.iteration_time.si();
+  const double T0 = step.iteration_time.si();
   const double extra_s = slowdown.cause("gc_pauses") + slowdown.cause("sequence_length") + slowdown.cause("degraded_links");
   in.straggler_iteration_factor = T0 > 0 ? 1.0 + extra_s / T0 : 1.0;
   if (s.stragglers.fail_slow_kind == FailSlowKind::Network) {
@@ -72,12 +71,136 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
     in.fail_slow_rebalanced_factor = slowdown.fail_slow_rebalanced_factor;
   }
   in.failure_rate_multiplier =
-      failure_rate_multiplier(s.cluster, s.facility, out.step.compute_busy_fraction, s.run.duration);
-  in.throughput_factor = throughput_factor(s.cluster, s.facility, out.step.compute_busy_fraction);
+      failure_rate_multiplier(s.cluster, s.facility, step.compute_busy_fraction, s.run.duration);
+  in.throughput_factor = throughput_factor(s.cluster, s.facility, step.compute_busy_fraction);
+  return in;
+}
+
+// What the facility model needs from a replication that ran on its own drawn scenario.
+struct DrawnReplication {
+  ClusterSpec cluster;
+  FacilitySpec facility;
+  double mfu = 0, single_gpu_mfu = 0, compute_busy_fraction = 0;
+  double healthy_s = 0, run_iteration_time_s = 0;  // the steady straggler efficiency is their ratio
+  bool set = false;
+};
+
+double single_gpu_mfu_of(const StepResult& step) {
+  // Single-GPU efficiency: the same model FLOPs if only the compute on the critical path took time.
+  const double compute_s = step.breakdown.compute.si();
+  return compute_s > 0 ? std::min(1.0, step.mfu * step.iteration_time.si() / compute_s) : step.mfu;
+}
+
+// Replication i of n on scenario `si` (its declared inputs drawn): its own iteration and run
+// inputs, replication i's random streams (the share {i, n} computes exactly replication i, so
+// the failure draws are those of the same replication without declared inputs). With `rep` null
+// only the facility's part is computed (a replication another MPI rank ran).
+DrawnReplication run_drawn(const Scenario& si, int i, int n, bool record_timeline, ReplicationResult* rep) {
+  DrawnReplication d;
+  const StepResult step = [&] {
+    try {
+      return evaluate_scenario_step(si);
+    } catch (const InfeasibleError& e) {
+      throw InfeasibleError("replication " + std::to_string(i) + " drew declared uncertain inputs that do not fit: " +
+                            e.what() + " (narrow their ranges)");
+    }
+  }();
+  const step::SlowdownResult slowdown = step::evaluate_slowdown(si.stragglers, si.cluster, si.workload, step);
+  RunInputs in = make_run_inputs(si, step, parameter_count(si.workload.model), slowdown);
+  in.run.replications = n;
+  in.record_timeline = record_timeline && i == 0;
+  if (rep) {
+    RunResult r = simulate_run(in, 1, {}, ReplicationShare{i, n});
+    *rep = std::move(r.replications[static_cast<size_t>(i)]);
+    d.run_iteration_time_s = r.iteration_time_s;
+  } else {
+    d.run_iteration_time_s = summarize_run(in).iteration_time_s;
+  }
+  d.cluster = si.cluster;
+  d.facility = si.facility;
+  d.mfu = step.mfu;
+  d.single_gpu_mfu = single_gpu_mfu_of(step);
+  d.compute_busy_fraction = step.compute_busy_fraction;
+  d.healthy_s = step.iteration_time.si();
+  d.set = true;
+  return d;
+}
+
+// The replications of this process (options.share), each on its own drawn scenario, on threads
+// when the tier allows (the analytical step model is pure; SimGrid runs one at a time).
+std::vector<DrawnReplication> run_drawn_replications(const Scenario& s, const PipelineOptions& options,
+                                                     bool record_timeline, RunResult& run) {
+  const int n = s.run.replications;
+  std::vector<DrawnReplication> drawn(static_cast<size_t>(n));
+  std::vector<int> mine;
+  for (int i = options.share.part; i < n; i += std::max(1, options.share.parts)) mine.push_back(i);
+  int threads = options.threads > 0 ? options.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (s.tier != StepTier::Analytical) threads = 1;
+  threads = std::max(1, std::min(threads, static_cast<int>(mine.size())));
+  std::atomic<size_t> next{0};
+  std::mutex m;
+  int done = 0;
+  std::exception_ptr error;
+  auto worker = [&] {
+    try {
+      for (size_t k = next++; k < mine.size(); k = next++) {
+        const int i = mine[k];
+        const Scenario si = options.replication_scenario(i);
+        drawn[static_cast<size_t>(i)] = run_drawn(si, i, n, record_timeline, &run.replications[static_cast<size_t>(i)]);
+        if (options.progress) {
+          std::lock_guard lock(m);
+          options.progress(++done, static_cast<int>(mine.size()));
+        }
+      }
+    } catch (...) {
+      std::lock_guard lock(m);
+      if (!error) error = std::current_exception();
+      next = mine.size();
+    }
+  };
+  if (threads == 1) {
+    worker();
+  } else {
+    std::vector<std::thread> pool;
+    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
+    for (auto& t : pool) t.join();
+  }
+  if (error) std::rethrow_exception(error);
+  return drawn;
+}
+
+}  // namespace
+
+PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
+  PipelineResult out;
+  out.step = evaluate_scenario_step(s);
+  out.parameters = parameter_count(s.workload.model);
+  out.single_gpu_mfu = single_gpu_mfu_of(out.step);
+
+  const step::SlowdownResult slowdown = step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, out.step);
+  const double T0 = out.step.iteration_time.si();
+  const double extra_s = slowdown.cause("gc_pauses") + slowdown.cause("sequence_length") + slowdown.cause("degraded_links");
+  RunInputs in = make_run_inputs(s, out.step, out.parameters, slowdown);
   // The power timeline (issue #29) reads replication 0's states.
   in.record_timeline = options.record_timeline || s.facility.power.timeline;
-  out.run = simulate_run(in, options.threads, options.progress, options.share);
+  // Declared uncertain inputs (issue 25): each replication runs on its own drawn scenario; the
+  // run's summary figures (MTTI, checkpoint plan) and the step headline stay the point values.
+  std::vector<DrawnReplication> drawn;
+  if (options.replication_scenario) {
+    out.run = summarize_run(in);
+    out.run.replications.resize(static_cast<size_t>(s.run.replications));
+    drawn = run_drawn_replications(s, options, in.record_timeline, out.run);
+  } else {
+    out.run = simulate_run(in, options.threads, options.progress, options.share);
+  }
   if (options.gather && !options.gather(out.run)) return out;
+  for (size_t i = 0; i < drawn.size(); ++i)  // replications other MPI ranks ran
+    if (!drawn[i].set) drawn[i] = run_drawn(options.replication_scenario(static_cast<int>(i)), static_cast<int>(i),
+                                            s.run.replications, false, nullptr);
+  for (const auto& d : drawn) {
+    out.replication_iteration_time_s.push_back(d.healthy_s);
+    out.replication_mfu.push_back(d.mfu);
+  }
 
   // The pool factor: simulated when the scenario has a pool: section (the job is one of the
   // pool's jobs, sim/pool), else the constant facility.resource_utilization.
@@ -95,7 +218,8 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
   auto fail_slow_eff = [](const ReplicationResult& rep) {
     return rep.productive_hours > 0 ? std::clamp(1.0 - rep.fail_slow_lost_hours / rep.productive_hours, 1e-6, 1.0) : 1.0;
   };
-  for (const auto& rep : out.run.replications) {
+  for (size_t i = 0; i < out.run.replications.size(); ++i) {
+    const ReplicationResult& rep = out.run.replications[i];
     FacilityInputs fi;
     fi.straggler_efficiency = steady_eff * fail_slow_eff(rep);
     fi.cluster = s.cluster;
@@ -103,6 +227,17 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
     fi.mfu = out.step.mfu;
     fi.single_gpu_mfu = out.single_gpu_mfu;
     fi.compute_busy_fraction = out.step.compute_busy_fraction;
+    if (i < drawn.size()) {  // the replication's own drawn scenario and iteration
+      const DrawnReplication& d = drawn[i];
+      const double eff = d.run_iteration_time_s > 0 ? std::min(1.0, d.healthy_s / d.run_iteration_time_s) : 1.0;
+      fi.straggler_efficiency = eff * fail_slow_eff(rep);
+      fi.cluster = d.cluster;
+      fi.facility = d.facility;
+      if (out.pool_simulated) fi.facility.resource_utilization = facility.resource_utilization;
+      fi.mfu = d.mfu;
+      fi.single_gpu_mfu = d.single_gpu_mfu;
+      fi.compute_busy_fraction = d.compute_busy_fraction;
+    }
     fi.wall_clock = Seconds(rep.wall_clock_days * 86400.0);
     fi.productive_time = Seconds(rep.productive_hours * 3600.0);
     fi.busy_time = Seconds(rep.compute_hours * 3600.0);

@@ -27,6 +27,11 @@ struct PipelineOptions {
   // (the pipeline stops there).
   ReplicationShare share = {};
   std::function<bool(RunResult&)> gather = {};
+  // Declared uncertain inputs (issue 25; sim/uncertainty/inputs.hpp): when set, replication i
+  // runs on replication_scenario(i), its own drawn inputs and iteration; the step headline and
+  // the run's summary figures stay the point scenario's. Deterministic for a seed: the draw
+  // depends only on (seed, i).
+  std::function<Scenario(int replication)> replication_scenario = {};
 };
 
 struct PipelineResult {
@@ -39,6 +44,8 @@ struct PipelineResult {
   bool pool_simulated = false;              // the pool factor came from the pool simulator (sim/pool)
   // facility.power_timeline: on — replication 0's sub-second power (sim/facility/power_dynamics.hpp).
   std::optional<facility::PowerDynamicsResult> power;
+  // With PipelineOptions::replication_scenario: each replication's own iteration time and MFU.
+  std::vector<double> replication_iteration_time_s, replication_mfu;
 };
 
 // Evaluates the iteration on the scenario's tier. Throws InfeasibleError when it does not fit.

@@ -11,8 +11,10 @@
 
 namespace fleetsim {
 
-RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress, ReplicationShare share) {
-  const run::Prepared p = run::prepare(in);
+namespace {
+
+// The figures of a run that no replication changes.
+RunResult summary_of(const run::Prepared& p) {
   RunResult result;
   result.mtti_hours = p.failures.mtti().si() / 3600.0;
   result.checkpoint_interval_s = p.plan.interval.si();
@@ -22,6 +24,16 @@ RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress, Re
   result.straggler_slowdown = p.straggler_slowdown;
   result.iteration_time_s = p.iteration_time_s;
   result.per_node_lemons = p.failures.per_node;
+  return result;
+}
+
+}  // namespace
+
+RunResult summarize_run(const RunInputs& in) { return summary_of(run::prepare(in)); }
+
+RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress, ReplicationShare share) {
+  const run::Prepared p = run::prepare(in);
+  RunResult result = summary_of(p);
 
   result.replications.resize(static_cast<size_t>(in.run.replications));
   std::vector<int> mine;  // the replications of this share, in order

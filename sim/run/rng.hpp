@@ -17,6 +17,9 @@ enum class Stream : std::uint64_t {
   FailureArrivals = 1, FailurePick = 2, Planned = 3, FailSlow = 4, Repair = 5, Stragglers = 6,
   Frailty = 7,  // lemon_model per_node: the nodes' frailty draws, which node failed, replacements
   WeibullBase = 100,
+  // The scenario's declared uncertain inputs (issue 25, sim/uncertainty/inputs.hpp): input k of
+  // replication (or step draw) i from (seed, i, DeclaredInputBase + k).
+  DeclaredInputBase = 1000000,
 };
 
 inline std::uint64_t splitmix64(std::uint64_t& x) {

@@ -155,6 +155,10 @@ struct ReplicationShare {
 // With a share, only its replications are computed; the others stay default-constructed.
 RunResult simulate_run(const RunInputs& in, int threads = 0, ProgressFn progress = {}, ReplicationShare share = {});
 
+// The figures of simulate_run that no replication changes (MTTI, checkpoint plan, restart,
+// iteration time with stragglers), with no replication computed.
+RunResult summarize_run(const RunInputs& in);
+
 // ettr, wall_clock_days, tokens_trained, interruptions.{unexpected,planned,by_cause.*},
 // lost_hours.*, mtti_hours, checkpoint_interval_s: statistics as mean/p05/p95.
 void add_run_metrics(const RunResult& result, Report& report);

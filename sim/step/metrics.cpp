@@ -52,8 +52,8 @@ const std::vector<MetricDef>& step_metric_defs() {
       {"stragglers.fail_slow_probability", "1", "stationary probability that the job holds a fail-slow host"},
       {"stragglers.extra_s.*", "s", "expected extra time per iteration by cause"},
       {"stragglers.stage_imbalance_s", "s",
-       "of the healthy iteration, the time uneven pipeline stages (loss layer on the last) cost against a balanced partition"},
-      {"stragglers.stage_imbalance_slowdown", "1", "healthy iteration / the same with balanced pipeline stages (ByteDance's S for this cause)"},
+       "healthy-iteration time uneven pipeline stages cost vs a balanced split"},
+      {"stragglers.stage_imbalance_slowdown", "1", "healthy iteration / the same with balanced stages (ByteDance's S)"},
   };
   return defs;
 }

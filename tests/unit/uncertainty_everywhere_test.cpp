@@ -90,8 +90,9 @@ TEST_CASE("the pool's intervals sit beside their keys, nested ones inside their 
 
 TEST_CASE("the judged pools' sizes are read from their inputs", "[unit][uncertainty]") {
   const auto pools = judged_pools();
-  REQUIRE(pools.size() == 3);
+  REQUIRE(pools.size() == 4);
   CHECK(pools[0].gpus == 856);   // Helios Earth, May 2020 (scenarios/pool-helios-earth.yaml)
   CHECK(pools[1].gpus > 1000);   // Alibaba openb's node list
   CHECK(pools[2].gpus == 8192);  // scenarios/pool-lyra-colocation.yaml
+  CHECK(pools[3].gpus == 32768); // scenarios/stragglers-bytedance.yaml
 }

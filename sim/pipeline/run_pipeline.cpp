@@ -1,3 +1,4 @@
+#include "sim/core/workers.hpp"
 #include "sim/pipeline/run_pipeline.hpp"
 
 #include <algorithm>
@@ -158,13 +159,7 @@ std::vector<DrawnReplication> run_drawn_replications(const Scenario& s, const Pi
       next = mine.size();
     }
   };
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
+  core::run_workers(threads, worker);
   if (error) std::rethrow_exception(error);
   return drawn;
 }

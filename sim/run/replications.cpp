@@ -1,6 +1,7 @@
 // Monte-Carlo replications on threads. Each replication owns its random streams, derived from
 // (seed, replication, component) (rng.hpp), and writes only its own slot, so the result does not
 // depend on the thread count or on scheduling.
+#include "sim/core/workers.hpp"
 #include <algorithm>
 #include <atomic>
 #include <mutex>
@@ -62,13 +63,7 @@ RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress, Re
       next = n;
     }
   };
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
+  core::run_workers(threads, worker);
   if (error) std::rethrow_exception(error);
   return result;
 }

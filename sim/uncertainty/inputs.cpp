@@ -1,4 +1,5 @@
 // Propagating declared uncertain inputs by sampling (inputs.hpp; README, "Declared inputs").
+#include "sim/core/workers.hpp"
 #include "sim/uncertainty/inputs.hpp"
 
 #include <algorithm>
@@ -51,13 +52,7 @@ void evaluate_draws(const Scenario& s, const StepEvaluator& eval, int draws, int
     }
   };
   threads = std::max(1, std::min(threads, draws));
-  if (threads == 1) {
-    worker();
-  } else {
-    std::vector<std::thread> pool;
-    for (int t = 0; t < threads; ++t) pool.emplace_back(worker);
-    for (auto& t : pool) t.join();
-  }
+  core::run_workers(threads, worker);
   if (error) std::rethrow_exception(error);
 }
 

@@ -36,6 +36,7 @@ const char* placement_name(const PoolSpec& p) {
     case PlacementPolicy::Topology: return "topology";
     case PlacementPolicy::FragmentationAware: return "fragmentation-aware";
     case PlacementPolicy::NetworkAware: return "network-aware";
+    case PlacementPolicy::SameSwitch: return "same-switch";
   }
   return "?";
 }

@@ -75,6 +75,7 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
               : pl == "topology" ? PlacementPolicy::Topology
               : pl == "fragmentation-aware" ? PlacementPolicy::FragmentationAware
               : pl == "network-aware" ? PlacementPolicy::NetworkAware
+              : pl == "same-switch" ? PlacementPolicy::SameSwitch
                                             : PlacementPolicy::BestFit;
   o.colocation = p.text("colocation") == "tidal" ? Colocation::Tidal : Colocation::None;
   o.reclaim_time_s = p.get<Seconds>("reclaim_time").si();

@@ -149,9 +149,12 @@ std::shared_ptr<const Schema> pool_schema() {
       boolean("failures", "true", "the scenario's failure profile takes nodes out for repair"),
       quantity("reset_time", dim<Seconds>(), "10 min", "a failure needing no repair takes its node out this long", 0, false),
       section("scheduler", scheduler_schema(), "queue policy and preemption"),
-      choice("placement", {"first-fit", "best-fit", "topology", "fragmentation-aware", "network-aware"}, "best-fit",
+      choice("placement", {"first-fit", "best-fit", "topology", "fragmentation-aware", "network-aware", "same-switch"},
+             "best-fit",
              "where a job goes: lowest node, fullest node that fits, fewest pods/leaves/NVLink domains, FGD (Weng et al. ATC'23), "
-             "network-aware (topology, or the lowest free nodes when those load the fabric's links less; pool.interference)"),
+             "network-aware (topology, or the lowest free nodes when those load the fabric's links less; pool.interference), "
+             "same-switch (the fullest host that fits, else the first leaf with room, else the lowest free nodes: "
+             "Alibaba's scheduler as Crux SIGCOMM'24 describes it)"),
       choice("colocation", {"none", "tidal"}, "none",
              "tidal: inference holds what its demand needs and lends the rest to training (Lyra, EuroSys'23)"),
       quantity("reclaim_time", dim<Seconds>(), "5 min", "tidal: notice a borrowing training job gets to checkpoint and leave", 0, false),

@@ -132,6 +132,7 @@ class Sim {
   std::vector<std::uint8_t> node_state_;          // 0 schedulable, 1 down, 2 spare
   int spares_idle_ = 0, down_nodes_ = 0;
   double train_gpus_ = 0, dev_eighths_ = 0, infer_used_ = 0, infer_held_ = 0;
+  int train_jobs_ = 0;  // training jobs running now
   // Straggler accounting (stragglers.hpp): GPUs of counted jobs running, and of those the share
   // 1 - 1/S each wastes.
   double straggler_gpus_ = 0, straggler_waste_gpus_ = 0;
@@ -180,6 +181,12 @@ void Sim::advance(double t) {
   L[static_cast<int>(Loss::Failures)] += static_cast<double>(down_nodes_) * g_ * h;
   L[static_cast<int>(Loss::Spares)] += static_cast<double>(spares_idle_) * g_ * h;
   out_.interference.gpu_hours_lost += interf_rate_ * h;
+  if (fabric_ && train_jobs_ > 0) {
+    auto& in = out_.interference;
+    in.running_s += dt;
+    in.running_shared_jobs_s += fabric_->sharing_jobs_now() / static_cast<double>(train_jobs_) * dt;
+    if (train_gpus_ > 0) in.running_shared_gpus_s += std::min(1.0, fabric_->sharing_gpus_now() / train_gpus_) * dt;
+  }
   slo_ok_ += static_cast<double>(services_.size() - short_services_) * dt;
   slo_total_ += static_cast<double>(services_.size()) * dt;
   now_ = t;
@@ -194,6 +201,7 @@ int Sim::choose_node(int gpus) const {
     case PlacementPolicy::NetworkAware: return nodes_.first_fit(gpus);
     case PlacementPolicy::BestFit: return nodes_.best_fit(gpus);
     case PlacementPolicy::FragmentationAware: return nodes_.fragmentation_aware(gpus, p_single_);
+    case PlacementPolicy::SameSwitch: return nodes_.best_fit(gpus);  // the same host: the fullest that holds it
   }
   return -1;
 }
@@ -244,7 +252,8 @@ bool Sim::place(Job& j, int gpus) {
     j.nodes.clear();
     const bool ok = s_.placement == PlacementPolicy::FirstFit || s_.placement == PlacementPolicy::BestFit
                         ? nodes_.take_nodes_first_fit(n, j.nodes)
-                        : nodes_.take_nodes_topology(n, j.nodes);
+                    : s_.placement == PlacementPolicy::SameSwitch ? nodes_.take_nodes_same_leaf(n, j.nodes)
+                                                                  : nodes_.take_nodes_topology(n, j.nodes);
     if (!ok) return false;
     if (s_.placement == PlacementPolicy::NetworkAware && fabric_ && j.spec.cls == JobClass::Training) network_aware(j);
     for (int node : j.nodes) node_jobs_[node].push_back(id);
@@ -289,6 +298,7 @@ void Sim::release(Job& j) {
   }
   if (j.spec.cls == JobClass::Training) {
     train_gpus_ -= j.alloc;
+    --train_jobs_;
     track_straggler(j, -j.alloc);
   }
   if (j.spec.cls == JobClass::Development) dev_eighths_ -= j.spec.eighths > 0 ? j.spec.eighths : 8 * j.alloc;
@@ -326,6 +336,7 @@ void Sim::start(int id, int gpus) {
   j.end = now_ + j.overhead + j.remaining / speed * j.sigma;
   if (j.spec.cls == JobClass::Training) {
     train_gpus_ += gpus;
+    ++train_jobs_;
     track_straggler(j, gpus);
   } else {
     dev_eighths_ += j.spec.eighths > 0 ? j.spec.eighths : 8 * gpus;

@@ -159,7 +159,9 @@ void FabricSharing::add(int id, const std::vector<int>& nodes, const TrafficProf
   j.comm_share = std::clamp(traffic.comm_share, 0.0, 1.0);
   j.weight = spec_.overlap == CommOverlap::Aligned ? 1.0 : j.comm_share;
   j.priority = static_cast<double>(gpus) * j.comm_share;
+  j.gpus = gpus;
   j.uses = build_uses(nodes, traffic.pattern, true);
+  int busy = 0;
   for (int k = 0; k < static_cast<int>(j.uses.size()); ++k) {
     Link& l = links_[j.uses[k].link];
     account(l, now);
@@ -169,11 +171,14 @@ void FabricSharing::add(int id, const std::vector<int>& nodes, const TrafficProf
     l.peak = std::max(l.peak, l.load / l.capacity);
     if (l.jobs.size() >= 2) {
       j.shared = true;
+      ++busy;
       for (const auto& [other, ui] : l.jobs)
         if (other != id) jobs_[other].shared = true;
+      if (l.jobs.size() == 2) mark_busy(jobs_.at(l.jobs.front().first), +1);  // it had the link alone
     }
   }
   JobNet& stored = jobs_[id] = std::move(j);
+  mark_busy(stored, busy);
   stored.s_self = 1;
   stored.use_s.assign(stored.uses.size(), 1.0);
   for (size_t k = 0; k < stored.uses.size(); ++k) {
@@ -188,12 +193,14 @@ void FabricSharing::remove(int id, double now) {
   changed_.clear();
   auto it = jobs_.find(id);
   if (it == jobs_.end()) return;
+  mark_busy(it->second, -it->second.busy_links);
   JobNet j = std::move(it->second);
   jobs_.erase(it);
   for (const Use& u : j.uses) {
     Link& l = links_[u.link];
     account(l, now);
     l.jobs.erase(std::find_if(l.jobs.begin(), l.jobs.end(), [&](const auto& p) { return p.first == id; }));
+    if (l.jobs.size() == 1) mark_busy(jobs_.at(l.jobs.front().first), -1);  // left with the link alone
     l.load = l.jobs.empty() ? 0.0 : std::max(0.0, l.load - j.weight * u.flows);
     add_cables(l, u, j.weight, false);
     if (l.jobs.empty()) {  // no drift left behind
@@ -318,6 +325,17 @@ void FabricSharing::set_sigma(JobNet& j) const {
   for (double x : j.use_s) all = std::max(all, x);
   j.s_all = all;
   j.sigma = all <= j.s_self ? 1.0 : j.traffic->relative_time(all) / j.traffic->relative_time(j.s_self);
+}
+
+void FabricSharing::mark_busy(JobNet& j, int delta) {
+  if (delta == 0) return;
+  const bool before = j.busy_links > 0;
+  j.busy_links += delta;
+  const bool after = j.busy_links > 0;
+  if (before == after) return;
+  sharing_jobs_now_ += after ? 1 : -1;
+  sharing_gpus_now_ += after ? j.gpus : -j.gpus;
+  if (sharing_jobs_now_ == 0) sharing_gpus_now_ = 0;  // no drift left behind
 }
 
 void FabricSharing::touch_others(int id, const JobNet& j) {

@@ -84,6 +84,10 @@ struct InterferenceOut {
   std::vector<float> slowdown;         // per finished training job submitted after the warm-up: mean sigma over its run
   long long jobs = 0, shared_jobs = 0; // training jobs started after the warm-up; those that shared a link with another job
   double gpus = 0, shared_gpus = 0;    // their requested GPUs
+  // Snapshot shares (Crux SIGCOMM'24 Fig 6 plots these over time): integrals over the measured span
+  // of the share of running training jobs, and of their allocated GPUs, that are on a fabric link
+  // with another job at that moment; `running_s` is the time with at least one training job running.
+  double running_s = 0, running_shared_jobs_s = 0, running_shared_gpus_s = 0;
   std::vector<double> link_load_mean, link_load_max, hot_links;  // sampled with the pool time series
   std::vector<LinkReport> worst_links;
   // pool.interference.jobs: iteration time alone and at the most contended moment of the run (for
@@ -112,6 +116,9 @@ class FabricSharing {
   [[nodiscard]] double comm_self(int id) const;    // communication slowdown on the fabric alone
   [[nodiscard]] double comm_all(int id) const;     // communication slowdown with the other jobs
   [[nodiscard]] bool shared(int id) const;         // has shared a link with another job since added
+  // Jobs (and their GPUs) on at least one link with another job now.
+  [[nodiscard]] int sharing_jobs_now() const { return sharing_jobs_now_; }
+  [[nodiscard]] double sharing_gpus_now() const { return sharing_gpus_now_; }
   [[nodiscard]] bool has(int id) const { return jobs_.count(id) != 0; }
 
   // Offered load / capacity over links that carry traffic: mean over all links, max, and links above 1.
@@ -134,6 +141,8 @@ class FabricSharing {
     double comm_share = 0, weight = 1, priority = 0;
     double s_self = 1, s_all = 1, sigma = 1;
     bool shared = false;
+    int gpus = 0;
+    int busy_links = 0;                  // its links that carry another job now
   };
   struct Link {
     double capacity = 1;
@@ -160,6 +169,8 @@ class FabricSharing {
   // Re-evaluates the other jobs on the links of `j` (only their uses of those links) after j came
   // or went: O(jobs on those links), not O(their links).
   void touch_others(int id, const JobNet& j);
+  // A job's count of links shared now moves by `delta`; the totals follow when it crosses zero.
+  void mark_busy(JobNet& j, int delta);
 
   FabricShape shape_;
   InterferenceSpec spec_;
@@ -170,6 +181,8 @@ class FabricSharing {
   int leaf_links_ = 0;
   std::unordered_map<int, JobNet> jobs_;
   std::vector<int> changed_;
+  int sharing_jobs_now_ = 0;
+  double sharing_gpus_now_ = 0;
   mutable std::vector<std::pair<double, double>> classes_;  // scratch for the water-filling
 };
 

@@ -41,6 +41,8 @@ const std::vector<MetricDef>& pool_metric_defs() {
       {"interference_slowdown", "1", "iteration slowdown from other jobs on the fabric, mean over each training job's run (finished jobs)"},
       {"interference_shared_jobs_share", "1", "training jobs that shared a fabric link with another job while running"},
       {"interference_shared_gpus_share", "1", "GPUs of the training jobs that shared a fabric link with another job"},
+      {"interference_running_shared_jobs_share", "1", "time mean of the share of running training jobs on a fabric link with another job at that moment (Crux Fig 6(a)'s ratio)"},
+      {"interference_running_shared_gpus_share", "1", "time mean of the share of running training jobs' GPUs on a fabric link with another job at that moment (Crux Fig 6(b))"},
       {"interference_link_load", "1", "offered load / capacity of the fabric's switch bundles, time mean over links"},
       {"interference_hot_links", "count", "switch bundles offered more than their capacity, time mean"},
       {"iteration_time_alone.*", "s", "pool.interference.jobs: a job's iteration time alone on the fabric"},
@@ -98,12 +100,14 @@ void add_interference_metrics(const PoolResult& r, Report& report) {
     s.p95 = q(0.95);
   }
   report.add("interference_slowdown", s);
-  std::vector<double> lost, jobs, gpus, load, hot;
+  std::vector<double> lost, jobs, gpus, load, hot, now_jobs, now_gpus;
   for (const auto& rep : r.replications) {
     const auto& in = rep.interference;
     lost.push_back(in.gpu_hours_lost);
     jobs.push_back(in.jobs > 0 ? static_cast<double>(in.shared_jobs) / in.jobs : 0.0);
     gpus.push_back(in.gpus > 0 ? in.shared_gpus / in.gpus : 0.0);
+    now_jobs.push_back(in.running_s > 0 ? in.running_shared_jobs_s / in.running_s : 0.0);
+    now_gpus.push_back(in.running_s > 0 ? in.running_shared_gpus_s / in.running_s : 0.0);
     auto mean = [](const std::vector<double>& v) {
       double a = 0;
       for (double x : v) a += x;
@@ -115,6 +119,8 @@ void add_interference_metrics(const PoolResult& r, Report& report) {
   report.add("gpu_hours_lost.interference", summarize(lost));
   report.add("interference_shared_jobs_share", summarize(jobs));
   report.add("interference_shared_gpus_share", summarize(gpus));
+  report.add("interference_running_shared_jobs_share", summarize(now_jobs));
+  report.add("interference_running_shared_gpus_share", summarize(now_gpus));
   report.add("interference_link_load", summarize(load));
   report.add("interference_hot_links", summarize(hot));
   for (const auto& t : r.replications.front().interference.explicit_jobs) {

@@ -186,6 +186,23 @@ bool PoolNodes::take_nodes_topology(int n, std::vector<int>& out) {
   return true;
 }
 
+bool PoolNodes::take_nodes_same_leaf(int n, std::vector<int>& out) {
+  if (free_nodes_total_ < n) return false;
+  const int leaf = t_.leaf_nodes;
+  const auto& leaves = group_free_[1];
+  for (int l = 0; n <= leaf && l < static_cast<int>(leaves.size()); ++l) {
+    if (leaves[l] < n) continue;
+    const int end = std::min(t_.nodes, (l + 1) * leaf);
+    for (int node = l * leaf; node < end && static_cast<int>(out.size()) < n; ++node)
+      if (up_[node] && whole_free_[node] == t_.gpus_per_node) {
+        take(node, t_.gpus_per_node);
+        out.push_back(node);
+      }
+    return true;
+  }
+  return take_nodes_first_fit(n, out);
+}
+
 void PoolNodes::shared_index(int id, bool add) {
   Shared& s = shared_[id];
   if (s.free <= 0 || s.free >= kEighths) return;

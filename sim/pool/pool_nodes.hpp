@@ -56,6 +56,8 @@ class PoolNodes {
   // nothing taken) when fewer than n nodes are free.
   bool take_nodes_first_fit(int n, std::vector<int>& out);
   bool take_nodes_topology(int n, std::vector<int>& out);
+  // The first leaf with n entirely free nodes (its lowest ones), else the lowest free nodes.
+  bool take_nodes_same_leaf(int n, std::vector<int>& out);
 
   // Shared GPUs (fractional jobs). A shared GPU is opened on a node (one whole GPU taken), filled
   // in eighths, and closed when its last user leaves.

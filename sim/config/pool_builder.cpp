@@ -95,6 +95,10 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
   o.training.elastic_min_fraction = t.num("elastic_min_fraction");
   o.training.elastic_resize = t.flag("elastic_resize");
   o.training.elastic_resize_time_s = t.get<Seconds>("elastic_resize_time").si();
+  if (o.training.elastic_resize && o.placement == PlacementPolicy::SameSwitch)
+    throw ConfigError(file, "pool.training.elastic_resize",
+                      "elastic resizing moves whole nodes, but placement same-switch gives jobs GPUs on partly used hosts; "
+                      "use placement topology, first-fit or best-fit with elastic_resize, or set elastic_resize: false");
   o.training.checkpoint_interval_s = t.get<Seconds>("checkpoint_interval").si();
   o.training.restart_time_s = t.get<Seconds>("restart_time").si();
   o.training.trace = t.text("trace");

@@ -28,6 +28,7 @@ struct Job {
   int node = -1;              // single-node jobs
   int shared = -1;            // shared GPU id
   std::vector<int> nodes;     // multi-node jobs
+  std::vector<int> node_gpus; // GPUs held on each of `nodes` (placement same-switch); empty: all of each
   int service = -1;           // inference replicas: the service
   std::uint32_t epoch = 0;
   State state = State::Pending;
@@ -86,6 +87,8 @@ class Sim {
   int elastic_min(const Job& j) const;
   int shrink_target(const Job& j) const;
   void resize(int id, int gpus);
+  bool place_same_switch(Job& j, int gpus);
+  [[nodiscard]] int held_on(const Job& v, int node) const;
   void grow_elastic();
   bool preempt_for(int gpus, int priority_below, bool inference);
   // --- inference ---
@@ -241,6 +244,7 @@ bool Sim::place(Job& j, int gpus) {
     j.alloc = gpus;
     return true;
   }
+  if (s_.placement == PlacementPolicy::SameSwitch) return place_same_switch(j, gpus);
   if (gpus <= g_) {
     const int node = choose_node(gpus);
     if (node < 0) return false;
@@ -252,8 +256,7 @@ bool Sim::place(Job& j, int gpus) {
     j.nodes.clear();
     const bool ok = s_.placement == PlacementPolicy::FirstFit || s_.placement == PlacementPolicy::BestFit
                         ? nodes_.take_nodes_first_fit(n, j.nodes)
-                    : s_.placement == PlacementPolicy::SameSwitch ? nodes_.take_nodes_same_leaf(n, j.nodes)
-                                                                  : nodes_.take_nodes_topology(n, j.nodes);
+                        : nodes_.take_nodes_topology(n, j.nodes);
     if (!ok) return false;
     if (s_.placement == PlacementPolicy::NetworkAware && fabric_ && j.spec.cls == JobClass::Training) network_aware(j);
     for (int node : j.nodes) node_jobs_[node].push_back(id);
@@ -270,6 +273,50 @@ bool Sim::place(Job& j, int gpus) {
   return true;
 }
 
+// Same host if one holds the job (the fullest that does), else GPUs over the hosts of the first
+// leaf with room, else over the lowest hosts with free GPUs: a job may hold part of a host, next
+// to other jobs, as Crux's example pair does (SIGCOMM'24 Sec 2.2: a 16-GPU job on four GPUs of
+// each of four hosts).
+bool Sim::place_same_switch(Job& j, int gpus) {
+  const int id = static_cast<int>(&j - jobs_.data());
+  if (gpus <= g_) {
+    const int node = nodes_.best_fit(gpus);
+    if (node >= 0) {
+      nodes_.take(node, gpus);
+      j.node = node;
+      node_jobs_[node].push_back(id);
+      j.alloc = gpus;
+      return true;
+    }
+  }
+  std::vector<std::pair<int, int>> parts;
+  if (!nodes_.take_gpus_same_leaf(gpus, parts)) return false;
+  j.nodes.clear();
+  j.node_gpus.clear();
+  for (const auto& [node, k] : parts) {
+    j.nodes.push_back(node);
+    j.node_gpus.push_back(k);
+    node_jobs_[node].push_back(id);
+  }
+  ++out_.multi_node_jobs;
+  const int leaf = in_.topology.leaf_nodes;
+  std::vector<int> leaves;
+  for (int node : j.nodes) leaves.push_back(node / leaf);
+  std::sort(leaves.begin(), leaves.end());
+  const long distinct = std::unique(leaves.begin(), leaves.end()) - leaves.begin();
+  if (distinct <= (static_cast<int>(j.nodes.size()) + leaf - 1) / leaf) ++out_.compact_multi_node_jobs;
+  j.alloc = gpus;
+  return true;
+}
+
+// GPUs job `v` holds on `node`.
+int Sim::held_on(const Job& v, int node) const {
+  if (v.nodes.empty()) return v.alloc;
+  if (v.node_gpus.empty()) return g_;
+  const auto it = std::find(v.nodes.begin(), v.nodes.end(), node);
+  return it == v.nodes.end() ? 0 : v.node_gpus[static_cast<size_t>(it - v.nodes.begin())];
+}
+
 void Sim::release(Job& j) {
   const int id = static_cast<int>(&j - jobs_.data());
   if (fabric_) net_detach(id);
@@ -282,11 +329,12 @@ void Sim::release(Job& j) {
     nodes_.release_shared(j.shared, j.spec.eighths);
     j.shared = -1;
   } else if (!j.nodes.empty()) {
-    for (int node : j.nodes) {
-      drop(node);
-      nodes_.give(node, g_);
+    for (size_t k = 0; k < j.nodes.size(); ++k) {
+      drop(j.nodes[k]);
+      nodes_.give(j.nodes[k], j.node_gpus.empty() ? g_ : j.node_gpus[k]);
     }
     j.nodes.clear();
+    j.node_gpus.clear();
   } else if (j.node >= 0) {
     drop(j.node);
     nodes_.give(j.node, j.alloc);
@@ -451,7 +499,7 @@ bool Sim::preempt_for(int gpus, int priority_below, bool inference) {
         if (eligible(id)) {
           victims.push_back(id);
           const Job& v = jobs_[id];
-          room += !v.nodes.empty() ? g_ : shrinkable(id) ? v.alloc - shrink_target(v) : v.alloc;
+          room += !v.nodes.empty() ? held_on(v, node) : shrinkable(id) ? v.alloc - shrink_target(v) : v.alloc;
         }
       if (room >= gpus && !victims.empty()) {
         victim_cursor_ = node + 1;
@@ -653,7 +701,7 @@ void Sim::network_aware(Job& j) {
 void Sim::net_attach(int id) {
   Job& j = jobs_[id];
   if (j.spec.cls != JobClass::Training || j.nodes.empty()) return;
-  fabric_->add(id, j.nodes, net_profile(id), j.alloc, now_);
+  fabric_->add(id, j.nodes, net_profile(id), j.alloc, now_, j.node_gpus);
   j.sigma = fabric_->sigma(id);
   j.sigma_max = std::max(j.sigma_max, j.sigma);
   j.marks.assign(1, {0.0, 0.0, j.sigma});

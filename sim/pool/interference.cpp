@@ -17,6 +17,7 @@ FabricShape fabric_shape(const ClusterSpec& cluster, int pool_nodes) {
   FabricShape f;
   f.nodes = pool_nodes;
   const int G = std::max(1, node.gpus_per_node);
+  f.gpus_per_node = G;
   const int nics = std::clamp(node.nics_per_node, 1, G);
   const bool rail = fab.topology == FabricTopology::RailOptimized;
   const int endpoints = std::max(1, fab.gpus_per_leaf * nics / G);
@@ -57,6 +58,14 @@ FabricSharing::FabricSharing(const FabricShape& shape, const InterferenceSpec& s
     links_[leaf_links_ + p].capacity = shape.pod_capacity;
     links_[leaf_links_ + p].cables = cables(shape.pod_capacity);
   }
+  if (shape.host_links) {
+    host_link0_ = static_cast<int>(links_.size());
+    links_.resize(links_.size() + static_cast<size_t>(shape.nodes));
+    for (int n = 0; n < shape.nodes; ++n) {
+      links_[host_link0_ + n].capacity = shape.flows_per_node;
+      links_[host_link0_ + n].cables = std::max(1, shape.flows_per_node);
+    }
+  }
 }
 
 void FabricSharing::add_cables(Link& l, const Use& u, double weight, bool adding) {
@@ -83,9 +92,18 @@ void FabricSharing::account(Link& l, double now) {
 }
 
 std::vector<FabricSharing::Use> FabricSharing::build_uses(const std::vector<int>& nodes_in, TrafficPattern traffic,
-                                                          bool hash) const {
-  std::vector<int> nodes = nodes_in;
-  std::sort(nodes.begin(), nodes.end());
+                                                          bool hash, const std::vector<int>& node_gpus) const {
+  // Nodes in order, each with the flows it sends (all its NICs, or its share of them).
+  std::vector<std::pair<int, int>> order;
+  for (size_t k = 0; k < nodes_in.size(); ++k) {
+    int flows = shape_.flows_per_node;
+    if (!node_gpus.empty() && shape_.gpus_per_node > 0)
+      flows = std::max(1, (shape_.flows_per_node * node_gpus[k] + shape_.gpus_per_node - 1) / shape_.gpus_per_node);
+    order.emplace_back(nodes_in[k], flows);
+  }
+  std::sort(order.begin(), order.end());
+  std::vector<int> nodes;
+  for (const auto& [node, f] : order) nodes.push_back(node);
   const int n = static_cast<int>(nodes.size());
   std::map<int, Use> uses;  // by link, in link order (deterministic)
   const bool ecmp = hash && spec_.routing == FabricRouting::Ecmp;
@@ -102,12 +120,17 @@ std::vector<FabricSharing::Use> FabricSharing::build_uses(const std::vector<int>
       }
     }
   };
+  // A host the job holds only part of: its flows there use the host's link (spread over its NICs).
+  if (n >= 2 && host_link0_ >= 0 && !node_gpus.empty())
+    for (size_t k = 0; k < node_gpus.size(); ++k)
+      if (node_gpus[k] < shape_.gpus_per_node) add_flows(host_link0_ + nodes_in[k], order_flows(order, nodes_in[k]), false, 1.0);
   if (n >= 2 && traffic == TrafficPattern::Ring) {
     for (int i = 0; i < n; ++i) {
       const int a = nodes[i], b = nodes[(i + 1) % n];
-      if (a / shape_.leaf_nodes != b / shape_.leaf_nodes) add_flows(a / shape_.leaf_nodes, shape_.flows_per_node, true, 1.0);
+      const int flows = order[i].second;
+      if (a / shape_.leaf_nodes != b / shape_.leaf_nodes) add_flows(a / shape_.leaf_nodes, flows, true, 1.0);
       if (shape_.pod_nodes > 0 && a / shape_.pod_nodes != b / shape_.pod_nodes)
-        add_flows(leaf_links_ + a / shape_.pod_nodes, shape_.flows_per_node, true, 1.0);
+        add_flows(leaf_links_ + a / shape_.pod_nodes, flows, true, 1.0);
     }
   } else if (n >= 2) {
     // All-to-all: a group holding m of the job's n nodes sends m (n - m) / (n - 1) nodes' worth out.
@@ -125,6 +148,11 @@ std::vector<FabricSharing::Use> FabricSharing::build_uses(const std::vector<int>
   std::vector<Use> out;
   for (auto& [link, u] : uses) out.push_back(std::move(u));
   return out;
+}
+
+int FabricSharing::order_flows(const std::vector<std::pair<int, int>>& order, int node) {
+  const auto it = std::lower_bound(order.begin(), order.end(), std::make_pair(node, 0));
+  return it == order.end() ? 1 : it->second;
 }
 
 double TrafficProfile::relative_time(double s) const {
@@ -152,7 +180,8 @@ double FabricSharing::probe(const std::vector<int>& nodes, const TrafficProfile&
   return j.sigma;
 }
 
-void FabricSharing::add(int id, const std::vector<int>& nodes, const TrafficProfile& traffic, int gpus, double now) {
+void FabricSharing::add(int id, const std::vector<int>& nodes, const TrafficProfile& traffic, int gpus, double now,
+                        const std::vector<int>& node_gpus) {
   changed_.clear();
   JobNet j;
   j.traffic = &traffic;
@@ -160,7 +189,7 @@ void FabricSharing::add(int id, const std::vector<int>& nodes, const TrafficProf
   j.weight = spec_.overlap == CommOverlap::Aligned ? 1.0 : j.comm_share;
   j.priority = static_cast<double>(gpus) * j.comm_share;
   j.gpus = gpus;
-  j.uses = build_uses(nodes, traffic.pattern, true);
+  j.uses = build_uses(nodes, traffic.pattern, true, node_gpus);
   int busy = 0;
   for (int k = 0; k < static_cast<int>(j.uses.size()); ++k) {
     Link& l = links_[j.uses[k].link];
@@ -376,15 +405,18 @@ bool FabricSharing::shared(int id) const {
 
 FabricSharing::Sample FabricSharing::sample() const {
   Sample s;
-  if (links_.empty()) return s;
+  // Switch bundles only: host links are not fabric links the load figures speak of.
+  const size_t bundles = host_link0_ >= 0 ? static_cast<size_t>(host_link0_) : links_.size();
+  if (bundles == 0) return s;
   double sum = 0;
-  for (const Link& l : links_) {
+  for (size_t i = 0; i < bundles; ++i) {
+    const Link& l = links_[i];
     const double u = l.load / l.capacity;
     sum += u;
     s.max = std::max(s.max, u);
     if (u > 1.0 + 1e-9) ++s.hot;
   }
-  s.mean = sum / static_cast<double>(links_.size());
+  s.mean = sum / static_cast<double>(bundles);
   return s;
 }
 
@@ -396,8 +428,11 @@ std::vector<LinkReport> FabricSharing::worst_links(double now, int count) {
     Link& l = links_[i];
     account(l, now);
     if (l.load_int <= 0) continue;
-    const bool leaf = static_cast<int>(i) < leaf_links_;
-    out.push_back({(leaf ? "leaf-" : "pod-") + std::to_string(leaf ? i : i - leaf_links_), l.capacity,
+    const int k = static_cast<int>(i);
+    const bool leaf = k < leaf_links_, host = host_link0_ >= 0 && k >= host_link0_;
+    out.push_back({host ? "host-" + std::to_string(k - host_link0_)
+                        : (leaf ? "leaf-" : "pod-") + std::to_string(leaf ? k : k - leaf_links_),
+                   l.capacity,
                    l.load_int / span, l.peak, l.shared_int / 3600.0});
   }
   std::stable_sort(out.begin(), out.end(), [](const LinkReport& a, const LinkReport& b) { return a.mean_load > b.mean_load; });

@@ -11,6 +11,9 @@
 //   (gangs take whole nodes), NVLink stays inside the node: neither is shared between jobs.
 // - Rail-optimized fabrics: one rail's tree is tracked (rails are symmetric under whole-node
 //   placement); with ECMP the other rails draw their own hashes, which this does not model.
+// - Host links (shape.host_links, placement same-switch): a job holding part of a host sends
+//   nics x its GPUs there / G flows, spread over the host's NICs (GPUs use their nearest NIC); two
+//   jobs on one host both sending across hosts share that host's link (Crux counts it at risk).
 // - Traffic: a ring job sends one flow per NIC (per rail) from each node to the next node of its
 //   allocation in node order (NCCL orders ranks by topology); an all-to-all job sends from each node
 //   to every other node evenly (many small flows: spread evenly over cables even under ECMP).
@@ -54,6 +57,10 @@ struct FabricShape {
   double pod_capacity = 1.0;
   int flows_per_node = 1;      // ring flows a node sends to the next (NICs; 1 per rail on rail-optimized)
   double nic_rate = 0.0;       // achievable bytes/s of one NIC (explicit jobs' communication time)
+  // A link per host (its NICs' cables to the leaf), for placements that give jobs part of a host
+  // (same-switch): two jobs on one host both sending across hosts share it.
+  bool host_links = false;
+  int gpus_per_node = 8;
 };
 FabricShape fabric_shape(const ClusterSpec& cluster, int pool_nodes);
 
@@ -105,7 +112,10 @@ class FabricSharing {
   // A running job's traffic enters the fabric (nodes: its whole nodes). `traffic` must outlive the
   // job's stay (the engine keeps one per job-size class); `gpus` weighs its priority under
   // communication priority.
-  void add(int id, const std::vector<int>& nodes, const TrafficProfile& traffic, int gpus, double now);
+  // `node_gpus`: the job's GPUs on each of `nodes` when it holds part of a host (empty: whole nodes);
+  // a node's flows scale with its share of the host's NICs.
+  void add(int id, const std::vector<int>& nodes, const TrafficProfile& traffic, int gpus, double now,
+           const std::vector<int>& node_gpus = {});
   void remove(int id, double now);
   // The iteration slowdown a job would see on these nodes now (nothing is changed; ECMP flows are
   // taken as spread: the hash is not known before the job starts).
@@ -163,7 +173,9 @@ class FabricSharing {
   // Adds or takes away a use's hashed flows (times the job's weight) on the link's cable loads.
   static void add_cables(Link& l, const Use& u, double weight, bool adding);
   // The job's flows per link (ECMP: hashed onto cables when `hash`).
-  std::vector<Use> build_uses(const std::vector<int>& nodes, TrafficPattern traffic, bool hash) const;
+  std::vector<Use> build_uses(const std::vector<int>& nodes, TrafficPattern traffic, bool hash,
+                              const std::vector<int>& node_gpus = {}) const;
+  static int order_flows(const std::vector<std::pair<int, int>>& order, int node);  // a node's flows
   double slowdown_on(int id, const JobNet& j, const Use& u, bool alone) const;
   void set_sigma(JobNet& j) const;
   // Re-evaluates the other jobs on the links of `j` (only their uses of those links) after j came
@@ -179,6 +191,7 @@ class FabricSharing {
   mutable std::uint64_t draws_ = 0;  // ECMP draws made so far (each start hashes anew)
   std::vector<Link> links_;
   int leaf_links_ = 0;
+  int host_link0_ = -1;  // index of host 0's link (-1: no host links)
   std::unordered_map<int, JobNet> jobs_;
   std::vector<int> changed_;
   int sharing_jobs_now_ = 0;

@@ -176,6 +176,7 @@ PoolInputs pool_inputs(const Scenario& s) {
   in.repair_median_s = s.failures.repair_median.si();
   in.repair_sigma = s.failures.repair_sigma;
   in.fabric = fabric_shape(s.cluster, in.topology.nodes);
+  in.fabric.host_links = s.pool.placement == PlacementPolicy::SameSwitch;
   if (s.pool.interference.enabled && s.pool.interference.traffic_from_step) {
     // Size classes up to the largest job the stream can submit (a trace: up to the pool).
     const TrainingStream& tr = s.pool.training;

@@ -186,21 +186,32 @@ bool PoolNodes::take_nodes_topology(int n, std::vector<int>& out) {
   return true;
 }
 
-bool PoolNodes::take_nodes_same_leaf(int n, std::vector<int>& out) {
-  if (free_nodes_total_ < n) return false;
+bool PoolNodes::take_gpus_same_leaf(int gpus, std::vector<std::pair<int, int>>& out) {
+  if (free_whole_ < gpus) return false;
   const int leaf = t_.leaf_nodes;
-  const auto& leaves = group_free_[1];
-  for (int l = 0; n <= leaf && l < static_cast<int>(leaves.size()); ++l) {
-    if (leaves[l] < n) continue;
-    const int end = std::min(t_.nodes, (l + 1) * leaf);
-    for (int node = l * leaf; node < end && static_cast<int>(out.size()) < n; ++node)
-      if (up_[node] && whole_free_[node] == t_.gpus_per_node) {
-        take(node, t_.gpus_per_node);
-        out.push_back(node);
-      }
-    return true;
+  auto free_on = [&](int node) { return up_[node] ? static_cast<int>(whole_free_[node]) : 0; };
+  std::vector<int> hosts;
+  for (int first = 0; first < t_.nodes && hosts.empty(); first += leaf) {
+    const int end = std::min(t_.nodes, first + leaf);
+    int room = 0;
+    for (int node = first; node < end; ++node) room += free_on(node);
+    if (room < gpus) continue;
+    for (int node = first; node < end; ++node)
+      if (free_on(node) > 0) hosts.push_back(node);
+    std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) { return free_on(a) > free_on(b); });
   }
-  return take_nodes_first_fit(n, out);
+  if (hosts.empty())
+    for (int node = 0; node < t_.nodes; ++node)
+      if (free_on(node) > 0) hosts.push_back(node);
+  int rest = gpus;
+  for (int node : hosts) {
+    if (rest == 0) break;
+    const int k = std::min(rest, free_on(node));
+    take(node, k);
+    out.emplace_back(node, k);
+    rest -= k;
+  }
+  return true;
 }
 
 void PoolNodes::shared_index(int id, bool add) {

@@ -56,8 +56,11 @@ class PoolNodes {
   // nothing taken) when fewer than n nodes are free.
   bool take_nodes_first_fit(int n, std::vector<int>& out);
   bool take_nodes_topology(int n, std::vector<int>& out);
-  // The first leaf with n entirely free nodes (its lowest ones), else the lowest free nodes.
-  bool take_nodes_same_leaf(int n, std::vector<int>& out);
+  // GPUs over hosts, not whole nodes (placement same-switch): the first leaf with `gpus` free GPUs,
+  // its hosts with the most free GPUs first (the fewest hosts), else the lowest hosts with free
+  // GPUs anywhere. Appends (node, GPUs taken); false (nothing taken) when fewer GPUs are free.
+  // O(nodes) per call: used by this policy only.
+  bool take_gpus_same_leaf(int gpus, std::vector<std::pair<int, int>>& out);
 
   // Shared GPUs (fractional jobs). A shared GPU is opened on a node (one whole GPU taken), filled
   // in eighths, and closed when its last user leaves.

@@ -61,10 +61,13 @@ struct LyraReproduction {
 struct CruxReproduction {
   size_t replications = 0;
   double jobs = 0;                 // training jobs started after the warm-up, mean per replication
-  double shared_jobs_share = 0;    // mean over replications
-  double shared_gpus_share = 0;
+  double shared_jobs_share = 0;    // jobs ever on a shared link / jobs started (mean over replications)
+  double shared_gpus_share = 0;    // their GPUs / GPUs of the jobs started
+  double running_jobs_share = 0;   // time mean of the share of running jobs on a shared link now
+  double running_gpus_share = 0;   // time mean of the share of running jobs' GPUs on a shared link now
   double mean_training_gpus = 0;   // allocated to training, time mean (the calibration's round trip)
-  std::vector<ValidationCase> cases;  // calibration round trip, I01 (judged), I02 (judged)
+  // Calibration round trip (Fig 5(b)); judged: I01 (Fig 6(a) ratio), I02, Fig 6(b)'s ratio.
+  std::vector<ValidationCase> cases;
 };
 [[nodiscard]] CruxReproduction crux_reproduction(const std::vector<std::string>& overrides = {});
 

@@ -153,7 +153,7 @@ std::shared_ptr<const Schema> pool_schema() {
              "best-fit",
              "where a job goes: lowest node, fullest node that fits, fewest pods/leaves/NVLink domains, FGD (Weng et al. ATC'23), "
              "network-aware (topology, or the lowest free nodes when those load the fabric's links less; pool.interference), "
-             "same-switch (the fullest host that fits, else the first leaf with room, else the lowest free nodes: "
+             "same-switch (the fullest host that fits, else GPUs on the first leaf with room, else the lowest free hosts: "
              "Alibaba's scheduler as Crux SIGCOMM'24 describes it)"),
       choice("colocation", {"none", "tidal"}, "none",
              "tidal: inference holds what its demand needs and lends the rest to training (Lyra, EuroSys'23)"),

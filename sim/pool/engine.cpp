@@ -274,7 +274,7 @@ bool Sim::place(Job& j, int gpus) {
 }
 
 // Same host if one holds the job (the fullest that does), else GPUs over the hosts of the first
-// leaf with room, else over the lowest hosts with free GPUs: a job may hold part of a host, next
+// leaf with room, else on the lowest free hosts (PoolNodes::take_gpus_same_leaf): a job may hold part of a host, next
 // to other jobs, as Crux's example pair does (SIGCOMM'24 Sec 2.2: a 16-GPU job on four GPUs of
 // each of four hosts).
 bool Sim::place_same_switch(Job& j, int gpus) {

@@ -30,6 +30,9 @@ PoolNodes::PoolNodes(const Topology& t) : t_(t) {
   tree_.assign(2 * leaves_, -1);
   group_size_ = {t.domain_nodes, t.leaf_nodes, t.pod_nodes};
   for (int l = 0; l < 3; ++l) group_free_[l].assign((n + group_size_[l] - 1) / group_size_[l], 0);
+  const int leaf_count = static_cast<int>(group_free_[1].size());
+  while (leaf_slots_ < leaf_count) leaf_slots_ *= 2;
+  leaf_tree_.assign(2 * static_cast<size_t>(leaf_slots_), 0);
   for (int i = 0; i < n; ++i) set_schedulable(i, true);
 }
 
@@ -54,6 +57,13 @@ void PoolNodes::tree_set(int node, int value) {
   for (i /= 2; i >= 1; i /= 2) tree_[i] = std::max(tree_[2 * i], tree_[2 * i + 1]);
 }
 
+void PoolNodes::leaf_add(int node, int delta) {
+  if (delta == 0) return;
+  int i = node / t_.leaf_nodes + leaf_slots_;
+  leaf_tree_[i] += delta;
+  for (i /= 2; i >= 1; i /= 2) leaf_tree_[i] = std::max(leaf_tree_[2 * i], leaf_tree_[2 * i + 1]);
+}
+
 void PoolNodes::group_add(int node, int delta) {
   for (int l = 0; l < 3; ++l) group_free_[l][node / group_size_[l]] += delta;
   free_nodes_total_ += delta;
@@ -66,6 +76,7 @@ void PoolNodes::set_count(int node, int value) {
     bucket_remove(node);
     if (whole_free_[node] == g) group_add(node, -1);
     free_whole_ += value - whole_free_[node];
+    leaf_add(node, value - whole_free_[node]);
   }
   whole_free_[node] = static_cast<std::uint8_t>(value);
   if (up_[node]) {
@@ -87,12 +98,14 @@ void PoolNodes::set_schedulable(int node, bool on) {
     bucket_add(node);
     group_add(node, +1);
     free_whole_ += g;
+    leaf_add(node, g);
     tree_set(node, g);
   } else {
     if (whole_free_[node] != g) throw std::logic_error("PoolNodes: node taken out while in use");
     bucket_remove(node);
     group_add(node, -1);
     free_whole_ -= g;
+    leaf_add(node, -g);
     up_[node] = 0;
     tree_set(node, -1);
   }
@@ -188,28 +201,41 @@ bool PoolNodes::take_nodes_topology(int n, std::vector<int>& out) {
 
 bool PoolNodes::take_gpus_same_leaf(int gpus, std::vector<std::pair<int, int>>& out) {
   if (free_whole_ < gpus) return false;
-  const int leaf = t_.leaf_nodes;
   auto free_on = [&](int node) { return up_[node] ? static_cast<int>(whole_free_[node]) : 0; };
-  std::vector<int> hosts;
-  for (int first = 0; first < t_.nodes && hosts.empty(); first += leaf) {
-    const int end = std::min(t_.nodes, first + leaf);
-    int room = 0;
-    for (int node = first; node < end; ++node) room += free_on(node);
-    if (room < gpus) continue;
+  int rest = gpus;
+  if (leaf_tree_[1] >= gpus) {
+    // The first leaf with room (descend the max tree), its fullest hosts first (fewest hosts).
+    int i = 1;
+    while (i < leaf_slots_) i = leaf_tree_[2 * i] >= gpus ? 2 * i : 2 * i + 1;
+    const int first = (i - leaf_slots_) * t_.leaf_nodes, end = std::min(t_.nodes, first + t_.leaf_nodes);
+    std::vector<int> hosts;
     for (int node = first; node < end; ++node)
       if (free_on(node) > 0) hosts.push_back(node);
     std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) { return free_on(a) > free_on(b); });
+    for (int node : hosts) {
+      if (rest == 0) break;
+      const int k = std::min(rest, free_on(node));
+      take(node, k);
+      out.emplace_back(node, k);
+      rest -= k;
+    }
+    return true;
   }
-  if (hosts.empty())
-    for (int node = 0; node < t_.nodes; ++node)
-      if (free_on(node) > 0) hosts.push_back(node);
-  int rest = gpus;
-  for (int node : hosts) {
-    if (rest == 0) break;
+  // No leaf holds it: the lowest entirely free hosts (the fewest hosts), the rest on the fullest host
+  // that holds it, else on the lowest hosts with free GPUs (first-fit on the node tree).
+  const int g = t_.gpus_per_node;
+  auto take_on = [&](int node) {
     const int k = std::min(rest, free_on(node));
     take(node, k);
     out.emplace_back(node, k);
     rest -= k;
+  };
+  while (rest >= g && first_fit(g) >= 0) take_on(first_fit(g));
+  if (rest > 0 && rest < g && best_fit(rest) >= 0) take_on(best_fit(rest));
+  while (rest > 0) {
+    const int node = first_fit(1);
+    if (node < 0) throw std::logic_error("PoolNodes: same-switch placement found fewer GPUs than were free");
+    take_on(node);
   }
   return true;
 }

@@ -57,9 +57,9 @@ class PoolNodes {
   bool take_nodes_first_fit(int n, std::vector<int>& out);
   bool take_nodes_topology(int n, std::vector<int>& out);
   // GPUs over hosts, not whole nodes (placement same-switch): the first leaf with `gpus` free GPUs,
-  // its hosts with the most free GPUs first (the fewest hosts), else the lowest hosts with free
-  // GPUs anywhere. Appends (node, GPUs taken); false (nothing taken) when fewer GPUs are free.
-  // O(nodes) per call: used by this policy only.
+  // its hosts with the most free GPUs first (the fewest hosts), else the lowest entirely free hosts
+  // anywhere and the rest on the fullest host that holds it (else the lowest with free GPUs). Appends (node, GPUs taken); false (nothing taken) when fewer GPUs are free.
+  // O(leaf nodes + log leaves), plus O(log nodes) per host taken when no leaf holds the job.
   bool take_gpus_same_leaf(int gpus, std::vector<std::pair<int, int>>& out);
 
   // Shared GPUs (fractional jobs). A shared GPU is opened on a node (one whole GPU taken), filled
@@ -85,6 +85,10 @@ class PoolNodes {
   std::vector<int> tree_;                  // max of whole_free over schedulable nodes (-1 otherwise)
   int leaves_ = 1;
   std::array<std::vector<int>, 3> group_free_;  // [domain, leaf, pod] entirely free nodes
+  // Free whole GPUs per leaf (schedulable nodes) in a max segment tree over leaves (same-switch).
+  void leaf_add(int node, int delta);
+  std::vector<int> leaf_tree_;
+  int leaf_slots_ = 1;
   std::array<int, 3> group_size_{};
   long long free_whole_ = 0, free_shared_eighths_ = 0;
   int free_nodes_total_ = 0;

@@ -13,8 +13,9 @@ namespace fleetsim {
 enum class QueuePolicy { Fifo, Backfill, Priority };
 // SameSwitch: a production scheduler as Crux describes Alibaba's (SIGCOMM'24 Sec 2.2, "tries to
 // allocate GPUs in the same host or under the same switch"): the fullest host that holds a job,
-// else the first leaf with enough free nodes, else the lowest free nodes anywhere; unlike Topology
-// it does not pack jobs larger than a leaf into the fewest leaves and pods.
+// else GPUs on the hosts of the first leaf with room, else the lowest free hosts anywhere; jobs
+// may hold part of a host; unlike Topology it does not pack jobs larger than a leaf into the
+// fewest leaves and pods.
 enum class PlacementPolicy { FirstFit, BestFit, Topology, FragmentationAware, NetworkAware, SameSwitch };
 enum class Colocation { None, Tidal };
 

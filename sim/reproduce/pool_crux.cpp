@@ -15,7 +15,7 @@
 // Fig 6(b), target 10 points each.
 // Not met today: I01 (tests/validation/pool_crux_test.cpp bounds the error and names the target).
 // The model puts 11% of running jobs on a shared link, but 35% of the GPUs (Fig 6(b): 35.2%) and
-// 50% of the GPUs of jobs ever at risk (51%): the large jobs that span ToRs share as often as in
+// 49% of the GPUs of jobs ever at risk (51%): the large jobs that span ToRs share as often as in
 // Alibaba's cluster, the small ones (half the running jobs hold 16 GPUs or fewer) do not. At 31%
 // load a job of up to 64 GPUs finds a ToR, or a host, of its own under this placement, and giving
 // jobs GPUs rather than whole hosts (same-switch) does not change that. What Crux's small jobs share

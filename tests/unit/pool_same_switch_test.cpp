@@ -28,10 +28,11 @@ TEST_CASE("pool nodes: same-switch takes GPUs in the first leaf with room, fulle
   parts.clear();
   REQUIRE(p.take_gpus_same_leaf(12, parts));
   CHECK(parts == std::vector<std::pair<int, int>>{{4, 8}, {5, 4}});
-  // 24 GPUs: no leaf has them; the lowest hosts with free GPUs: node 3 (4), node 5 (4), 6, 7 (8 each).
+  // 24 GPUs: no leaf has them; the entirely free hosts first (6, 7), the rest on the lowest hosts
+  // with free GPUs (3 and 5, 4 each: no one host holds 8).
   parts.clear();
   REQUIRE(p.take_gpus_same_leaf(24, parts));
-  CHECK(parts == std::vector<std::pair<int, int>>{{3, 4}, {5, 4}, {6, 8}, {7, 8}});
+  CHECK(parts == std::vector<std::pair<int, int>>{{6, 8}, {7, 8}, {3, 4}, {5, 4}});
   CHECK(p.free_whole_gpus() == 0);
   parts.clear();
   CHECK_FALSE(p.take_gpus_same_leaf(1, parts));

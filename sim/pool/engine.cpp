@@ -88,6 +88,7 @@ class Sim {
   int shrink_target(const Job& j) const;
   void resize(int id, int gpus);
   bool place_same_switch(Job& j, int gpus);
+  void count_compactness(const Job& j);
   [[nodiscard]] int held_on(const Job& v, int node) const;
   void grow_elastic();
   bool preempt_for(int gpus, int priority_below, bool inference);
@@ -260,14 +261,7 @@ bool Sim::place(Job& j, int gpus) {
     if (!ok) return false;
     if (s_.placement == PlacementPolicy::NetworkAware && fabric_ && j.spec.cls == JobClass::Training) network_aware(j);
     for (int node : j.nodes) node_jobs_[node].push_back(id);
-    // Compactness: the fewest leaves n nodes can occupy.
-    const int leaf = in_.topology.leaf_nodes;
-    std::vector<int> leaves;
-    for (int node : j.nodes) leaves.push_back(node / leaf);
-    std::sort(leaves.begin(), leaves.end());
-    const long distinct = std::unique(leaves.begin(), leaves.end()) - leaves.begin();
-    ++out_.multi_node_jobs;
-    if (distinct <= (n + leaf - 1) / leaf) ++out_.compact_multi_node_jobs;
+    count_compactness(j);
   }
   j.alloc = gpus;
   return true;
@@ -298,15 +292,20 @@ bool Sim::place_same_switch(Job& j, int gpus) {
     j.node_gpus.push_back(k);
     node_jobs_[node].push_back(id);
   }
-  ++out_.multi_node_jobs;
+  count_compactness(j);
+  j.alloc = gpus;
+  return true;
+}
+
+// Compactness of a multi-node placement: on the fewest leaves its nodes can occupy.
+void Sim::count_compactness(const Job& j) {
   const int leaf = in_.topology.leaf_nodes;
   std::vector<int> leaves;
   for (int node : j.nodes) leaves.push_back(node / leaf);
   std::sort(leaves.begin(), leaves.end());
   const long distinct = std::unique(leaves.begin(), leaves.end()) - leaves.begin();
-  if (distinct <= (static_cast<int>(j.nodes.size()) + leaf - 1) / leaf) ++out_.compact_multi_node_jobs;
-  j.alloc = gpus;
-  return true;
+  ++out_.multi_node_jobs;
+  if (distinct <= (static_cast<long>(j.nodes.size()) + leaf - 1) / leaf) ++out_.compact_multi_node_jobs;
 }
 
 // GPUs job `v` holds on `node`.

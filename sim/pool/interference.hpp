@@ -95,6 +95,11 @@ struct InterferenceOut {
   // of the share of running training jobs, and of their allocated GPUs, that are on a fabric link
   // with another job at that moment; `running_s` is the time with at least one training job running.
   double running_s = 0, running_shared_jobs_s = 0, running_shared_gpus_s = 0;
+  // The shares the outputs report (0 when nothing was counted).
+  [[nodiscard]] double shared_jobs_share() const { return jobs > 0 ? static_cast<double>(shared_jobs) / jobs : 0.0; }
+  [[nodiscard]] double shared_gpus_share() const { return gpus > 0 ? shared_gpus / gpus : 0.0; }
+  [[nodiscard]] double running_shared_jobs_share() const { return running_s > 0 ? running_shared_jobs_s / running_s : 0.0; }
+  [[nodiscard]] double running_shared_gpus_share() const { return running_s > 0 ? running_shared_gpus_s / running_s : 0.0; }
   std::vector<double> link_load_mean, link_load_max, hot_links;  // sampled with the pool time series
   std::vector<LinkReport> worst_links;
   // pool.interference.jobs: iteration time alone and at the most contended moment of the run (for

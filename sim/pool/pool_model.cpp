@@ -104,10 +104,10 @@ void add_interference_metrics(const PoolResult& r, Report& report) {
   for (const auto& rep : r.replications) {
     const auto& in = rep.interference;
     lost.push_back(in.gpu_hours_lost);
-    jobs.push_back(in.jobs > 0 ? static_cast<double>(in.shared_jobs) / in.jobs : 0.0);
-    gpus.push_back(in.gpus > 0 ? in.shared_gpus / in.gpus : 0.0);
-    now_jobs.push_back(in.running_s > 0 ? in.running_shared_jobs_s / in.running_s : 0.0);
-    now_gpus.push_back(in.running_s > 0 ? in.running_shared_gpus_s / in.running_s : 0.0);
+    jobs.push_back(in.shared_jobs_share());
+    gpus.push_back(in.shared_gpus_share());
+    now_jobs.push_back(in.running_shared_jobs_share());
+    now_gpus.push_back(in.running_shared_gpus_share());
     auto mean = [](const std::vector<double>& v) {
       double a = 0;
       for (double x : v) a += x;

@@ -203,6 +203,12 @@ bool PoolNodes::take_gpus_same_leaf(int gpus, std::vector<std::pair<int, int>>& 
   if (free_whole_ < gpus) return false;
   auto free_on = [&](int node) { return up_[node] ? static_cast<int>(whole_free_[node]) : 0; };
   int rest = gpus;
+  auto take_on = [&](int node) {
+    const int k = std::min(rest, free_on(node));
+    take(node, k);
+    out.emplace_back(node, k);
+    rest -= k;
+  };
   if (leaf_tree_[1] >= gpus) {
     // The first leaf with room (descend the max tree), its fullest hosts first (fewest hosts).
     int i = 1;
@@ -212,24 +218,12 @@ bool PoolNodes::take_gpus_same_leaf(int gpus, std::vector<std::pair<int, int>>& 
     for (int node = first; node < end; ++node)
       if (free_on(node) > 0) hosts.push_back(node);
     std::stable_sort(hosts.begin(), hosts.end(), [&](int a, int b) { return free_on(a) > free_on(b); });
-    for (int node : hosts) {
-      if (rest == 0) break;
-      const int k = std::min(rest, free_on(node));
-      take(node, k);
-      out.emplace_back(node, k);
-      rest -= k;
-    }
+    for (size_t k = 0; k < hosts.size() && rest > 0; ++k) take_on(hosts[k]);
     return true;
   }
   // No leaf holds it: the lowest entirely free hosts (the fewest hosts), the rest on the fullest host
   // that holds it, else on the lowest hosts with free GPUs (first-fit on the node tree).
   const int g = t_.gpus_per_node;
-  auto take_on = [&](int node) {
-    const int k = std::min(rest, free_on(node));
-    take(node, k);
-    out.emplace_back(node, k);
-    rest -= k;
-  };
   while (rest >= g && first_fit(g) >= 0) take_on(first_fit(g));
   if (rest > 0 && rest < g && best_fit(rest) >= 0) take_on(best_fit(rest));
   while (rest > 0) {

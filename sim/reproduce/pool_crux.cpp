@@ -40,10 +40,10 @@ CruxReproduction crux_reproduction(const std::vector<std::string>& overrides) {
   for (const auto& rep : r.replications) {
     const auto& in = rep.interference;
     c.jobs += static_cast<double>(in.jobs);
-    c.shared_jobs_share += in.jobs > 0 ? static_cast<double>(in.shared_jobs) / static_cast<double>(in.jobs) : 0.0;
-    c.shared_gpus_share += in.gpus > 0 ? in.shared_gpus / in.gpus : 0.0;
-    c.running_jobs_share += in.running_s > 0 ? in.running_shared_jobs_s / in.running_s : 0.0;
-    c.running_gpus_share += in.running_s > 0 ? in.running_shared_gpus_s / in.running_s : 0.0;
+    c.shared_jobs_share += in.shared_jobs_share();
+    c.shared_gpus_share += in.shared_gpus_share();
+    c.running_jobs_share += in.running_shared_jobs_share();
+    c.running_gpus_share += in.running_shared_gpus_share();
     alloc += rep.allocated_gpu_hours[0];
     hours += rep.pool_gpu_hours;
   }

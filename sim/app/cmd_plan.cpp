@@ -50,7 +50,7 @@ void run(const PlanArgs& a) {
     auto last = std::make_shared<std::chrono::steady_clock::time_point>();
     opt.progress = [last](const plan::Progress& p) {
       const auto now = std::chrono::steady_clock::now();
-      const bool end = p.designs_done == p.designs;
+      const bool end = p.designs_done == p.designs && p.groups_done == p.groups;
       if (!end && now - *last < std::chrono::milliseconds(500)) return;
       *last = now;
       std::cerr << "\rfleetsim plan: " << p.groups_done << " / " << p.groups << " layout groups, " << p.designs_done

@@ -77,7 +77,7 @@ candidates: {systems: [{gpu: h100-sxm-80gb, node: dgx-h100}], gpus: [8192]}
   CHECK(r.out.find("workload.model") != std::string::npos);
 }
 
-TEST_CASE("plan: no valid design exits 2; valid designs that miss the constraints exit 0", "[plan]") {
+TEST_CASE("plan: no valid design exits 2, valid designs that miss the constraints exit 0", "[plan]") {
   const std::string bin = fleetsim::testing::fleetsim_binary();
   // NVL72 racks on an air plant only: every design is skipped.
   const std::string file = write_temp("allinvalid", R"(
@@ -161,7 +161,7 @@ TEST_CASE("plan: the design product is bounded before anything is enumerated", "
   CHECK(r.out.find("exceed the bound") != std::string::npos);
 }
 
-TEST_CASE("plan: progress covers every group and design; on a terminal it is printed", "[plan]") {
+TEST_CASE("plan: progress covers every group and design, on a terminal it is printed", "[plan]") {
   const plan::PlanSpec p = plan::load_plan_text(kGrid, "grid.yaml", {"candidates.gpus=[8192, 20480]"});
   plan::EvaluateOptions o;
   o.threads = 2;

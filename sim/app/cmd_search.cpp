@@ -1,7 +1,9 @@
 // `fleetsim search [SCENARIO]`: the best parallel layouts for the scenario's model on its cluster
 // (analytical tier), the scenario's own layout for comparison, and why the pick differs.
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <map>
 #include <cstdlib>
 #include <iostream>
 #include <optional>
@@ -19,6 +21,7 @@
 #include "sim/search/search.hpp"
 #include "sim/uncertainty/annotate.hpp"
 #include "sim/uncertainty/compare.hpp"
+#include "sim/uncertainty/inputs.hpp"
 
 namespace fleetsim::app {
 namespace {
@@ -52,6 +55,11 @@ uncertainty::StepUncertainty layout_uncertainty(const Scenario& s, const search:
   const auto f = uncertainty::with_layout(uncertainty::step_features(s), c.tp, c.pp, c.cp);
   return uncertainty::step_uncertainty(f, uncertainty::shipped_step_residuals(), level);
 }
+
+// Draws of the declared uncertain inputs per reported layout: the iteration's spread over them is
+// stable to a few percent of its width at this count (the step command's default is 1000 for one
+// scenario; a search reports up to --top layouts plus the scenario's own).
+constexpr int kSearchInputDraws = 200;
 
 // Beside each layout's iteration_time_s and mfu: <key>_interval, its provenance, and (top
 // layouts) the probability it is truly faster than the scenario's own layout.
@@ -102,7 +110,38 @@ void run(const SearchArgs& a) {
   if (!a.verify.empty()) search::verify_on_simgrid(s, r);
   // Model-form intervals (sim/uncertainty): with --rank-by pNN the reported top K are re-ranked
   // by that percentile of their true time (a stable sort: ties keep the search's order).
-  auto unc = [&](const search::Evaluated& e) { return layout_uncertainty(s, e.layout, a.level); };
+  // Declared uncertain inputs (sim/uncertainty/inputs.hpp), as `step` and `run` draw them: each
+  // reported layout's iteration is re-evaluated on kSearchInputDraws draws, and the drawn range's
+  // log half-width joins the model-form one in quadrature (independent errors, first order), so
+  // the intervals, probability_beats_baseline and --rank-by include them.
+  std::map<std::string, double> input_half_width;
+  auto inputs_of = [&](const search::Candidate& c) {
+    const std::string key = search::describe(c);
+    if (auto it = input_half_width.find(key); it != input_half_width.end()) return it->second;
+    std::vector<std::string> sets = a.sets;
+    for (const auto& x : search::to_sets(c)) sets.push_back(x);
+    const Scenario ls = config::load_scenario(a.scenario, sets);
+    auto eval = [](const Scenario& x) {
+      StepResult rx = evaluate_step_on_tier(x, StepOptions{});
+      if (!rx.fits_in_memory) throw InfeasibleError("does not fit");
+      return rx;
+    };
+    const int threads = a.threads > 0 ? a.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    double h = 0;
+    try {
+      const auto spread = uncertainty::step_input_spread(ls, layout_uncertainty(s, c, a.level), eval, kSearchInputDraws, threads);
+      h = std::log(spread.iteration_time.hi / spread.iteration_time.lo) / 2;
+    } catch (const InfeasibleError&) {
+      h = 0;  // no draw fits: the point's interval alone (the layout fits at the values)
+    }
+    input_half_width[key] = h;
+    return h;
+  };
+  auto unc = [&](const search::Evaluated& e) {
+    uncertainty::StepUncertainty u = layout_uncertainty(s, e.layout, a.level);
+    if (s.declared_inputs) u.half_width = std::hypot(u.half_width, inputs_of(e.layout));
+    return u;
+  };
   if (rank_q > 0)
     std::stable_sort(r.top.begin(), r.top.end(), [&](const search::Evaluated& x, const search::Evaluated& y) {
       return uncertainty::time_quantile(x.step.iteration_time.si(), unc(x), rank_q) <
@@ -113,6 +152,11 @@ void run(const SearchArgs& a) {
   if (a.json) {
     Json j = search::to_json(r, s);
     j["ranked_by"] = a.rank_by;
+    if (s.declared_inputs) {
+      j["uncertain_inputs"] = Json::object();
+      j["uncertain_inputs"]["draws"] = kSearchInputDraws;
+      j["uncertain_inputs"]["inputs"] = uncertainty::declared_inputs_json(s);
+    }
     if (r.baseline) j["baseline"] = annotate_layout(j["baseline"], *r.baseline, unc(*r.baseline), r, nullptr);
     auto& top = j["top"].as_array();
     for (size_t i = 0; i < top.size() && i < r.top.size(); ++i)
@@ -122,8 +166,9 @@ void run(const SearchArgs& a) {
   }
   search::print_table(r, s, a.scenario, std::cout);
   char buf[256];
-  std::snprintf(buf, sizeof buf, "\n%.0f%% intervals of the iteration time (sim/uncertainty)%s\n", 100 * a.level,
-                rank_q > 0 ? (", top layouts ranked by " + a.rank_by + " of the time").c_str() : "");
+  std::snprintf(buf, sizeof buf, "\n%.0f%% intervals of the iteration time (sim/uncertainty)%s%s\n", 100 * a.level,
+                rank_q > 0 ? (", top layouts ranked by " + a.rank_by + " of the time").c_str() : "",
+                s.declared_inputs ? ", with the declared uncertain inputs drawn" : "");
   std::cout << buf;
   auto line = [&](const std::string& name, const search::Evaluated& e, const uncertainty::StepUncertainty& u,
                   const char* p) {

@@ -295,3 +295,57 @@ evaluation: {replications: 8}
                 << fixed.designs.front().days_lo << "-" << fixed.designs.front().days_hi);
   CHECK(width(drawn.designs.front()) > width(fixed.designs.front()));
 }
+
+namespace {
+
+// A column of the first data row of a sweep's index.csv.
+double index_value(const std::string& dir, const std::string& column) {
+  std::ifstream in(dir + "/index.csv");
+  std::string header, row;
+  std::getline(in, header);
+  std::getline(in, row);
+  auto split = [](const std::string& line) {
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    for (std::string cell; std::getline(ss, cell, ',');) out.push_back(cell);
+    return out;
+  };
+  const auto h = split(header), r = split(row);
+  for (size_t i = 0; i < h.size() && i < r.size(); ++i)
+    if (h[i] == column) return std::stod(r[i]);
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("sweep and search: declared uncertain inputs are drawn as in run", "[plan][uncertainty]") {
+  const std::string bin = fleetsim::testing::fleetsim_binary();
+  const std::string declared = " --set 'failures.rate_scale={value: 1, range: [0.25, 4]}'";
+  // sweep: each point is `fleetsim run`, whose replications draw the inputs: a wider ETTR range.
+  const auto tmp = std::filesystem::temp_directory_path();
+  const std::string a = (tmp / "fleetsim_plan_scale_sweep_drawn").string(), b = (tmp / "fleetsim_plan_scale_sweep_fixed").string();
+  std::filesystem::remove_all(a);
+  std::filesystem::remove_all(b);
+  const std::string sweep = bin + " sweep --vary 'checkpoint.interval=30 min' --replications 6 -j 1 ";
+  REQUIRE(run_shell(sweep + "-o " + a + declared + " >/dev/null 2>&1").code == 0);
+  REQUIRE(run_shell(sweep + "-o " + b + " >/dev/null 2>&1").code == 0);
+  const double drawn = index_value(a, "ettr_hi") - index_value(a, "ettr_lo");
+  const double fixed = index_value(b, "ettr_hi") - index_value(b, "ettr_lo");
+  INFO("ETTR 80% width: drawn " << drawn << ", fixed " << fixed);
+  CHECK(drawn > 2 * fixed);
+  // search: the reported layouts' intervals widen by the inputs' spread, and say so.
+  const std::string search = bin + " search --top 1 --threads 2 --json --set 'cluster.gpu.gemm_efficiency={value: 0.8, range: [0.6, 0.9]}'";
+  const auto with = run_shell(search + " 2>/dev/null");
+  const auto without = run_shell(bin + " search --top 1 --threads 2 --json 2>/dev/null");
+  REQUIRE(with.code == 0);
+  REQUIRE(without.code == 0);
+  CHECK(with.out.find("\"uncertain_inputs\"") != std::string::npos);
+  auto width = [](const std::string& json) {
+    const size_t at = json.find("\"iteration_time_s_interval\"", json.find("\"top\""));
+    const size_t lo = json.find("\"lo\"", at), hi = json.find("\"hi\"", at);
+    const double l = std::stod(json.substr(json.find(':', lo) + 1)), h = std::stod(json.substr(json.find(':', hi) + 1));
+    return h / l;
+  };
+  INFO("top layout's interval ratio: with inputs " << width(with.out) << ", without " << width(without.out));
+  CHECK(width(with.out) > width(without.out) * 1.02);
+}

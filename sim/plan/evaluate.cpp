@@ -97,25 +97,41 @@ std::vector<std::string> placeholder_layout(int tp, int pp) {
 }
 
 // Loads the scenario of a system x count with a placeholder layout, trying TP = 8, 4, 2, 1 and for
-// each PP = 1, 2, 3, ... up to 64 until the layout rules accept one. Throws the ConfigError of the last try when none does, and at once
+// each PP = 1, 2, 3, ... up to 64 until the layout rules accept one. Throws the ConfigError of the first try when none does, and at once
 // when the problem is not the layout (an unknown preset, a count the node does not divide).
-// Only (TP, PP) that divide the GPU count are tried: any other is refused by the layout rules, and
-// each try is a whole scenario resolution (~10 ms).
+// The base scenario's own global batch (sequences), when it writes one; 0 when not.
+long long base_global_batch(const config::ScenarioTree& tree) {
+  try {
+    const YAML::Node b = tree.merged["workload"]["training"]["global_batch_size"];
+    if (b && b.IsScalar()) return b.as<long long>();
+  } catch (const YAML::Exception&) {
+  }
+  return 0;
+}
+
+// Only (TP, PP) whose data-parallel size is whole and divides the global batch (micro-batch 1, CP
+// 1) are tried: the layout rules refuse any other, and each try is a whole scenario resolution
+// (~10 ms). When none is left, one try gives the loader's own message.
 Scenario load_group_scenario(const config::ScenarioTree& tree, const std::vector<std::string>& sets, int gpus) {
   std::optional<ConfigError> last;
+  const long long batch = base_global_batch(tree);
   for (int tp = 8; tp >= 1; tp /= 2)
   for (int pp = 1; pp <= 64; ++pp) {
     if (gpus % (tp * pp) != 0) continue;
+    if (batch > 0 && batch % (gpus / (tp * pp)) != 0 && !(tp == 8 && pp == 1 && !last)) continue;
     std::vector<std::string> s = sets;
     append(s, placeholder_layout(tp, pp));
     try {
       return config::apply_sets(tree, s);
     } catch (const ConfigError& e) {
       if (e.key().rfind("workload.", 0) != 0) throw;
-      last = e;
+      if (!last) last = e;  // the first refusal (TP 8, PP 1) says it plainest
     }
   }
-  if (!last) throw ConfigError("", "cluster.gpus", std::to_string(gpus) + " GPUs are not divisible by any TP x PP of 1-8 x 1-64");
+  if (!last)
+    throw ConfigError("", "cluster.gpus", std::to_string(gpus) + " GPUs: no TP (1-8) x PP (1-64) divides them" +
+                                              (batch > 0 ? " with a data-parallel size that divides the global batch of " +
+                                                               std::to_string(batch) + " sequences" : std::string()));
   throw *last;
 }
 
@@ -243,6 +259,13 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
     options.progress(progress);
   };
   std::atomic<int> runs{0};
+  std::map<size_t, std::optional<FacilitySpec>> facility_of;   // by cooling index (splicing below)
+  std::map<size_t, std::optional<FailureProfile>> failures_of;  // by failure-profile index
+  auto domains_fit = [](const FailureProfile& f, int gpus) {
+    for (const auto& c : f.components)
+      if (c.scope == ComponentScope::Domain && c.domain_gpus > gpus) return false;
+    return true;
+  };
 
   // One group (system x count x precision) at a time: its layout search, then per fabric the
   // fastest of its best layouts, then its designs on threads. What a group shares lives only
@@ -292,12 +315,13 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
       if (const size_t cut = why.find(" (after --set "); cut != std::string::npos) why.resize(cut);
       why_not = "no layout: " + e.key() + ": " + why;
     }
-    // Best layout per fabric (re-timed on that fabric).
+    // Best layout per fabric (re-timed on that fabric, with the first cooling and failure
+    // profile: the step reads neither). When it is the search's first, that scenario is the
+    // design scenario of (fabric, first cooling, first failures) and is kept.
     std::map<size_t, search::Candidate> best_for_fabric;
+    std::map<size_t, Scenario> retimed;
     for (size_t fi = 0; fi < d.fab && !top.empty(); ++fi) {
-      std::vector<std::string> fs = common;
-      append(fs, system_sets(p, g));
-      append(fs, fabric_sets(p, fi));
+      std::vector<std::string> fs = ev.designs[first + fi * d.cool * d.spare * d.ckpt * d.fail].sets;
       append(fs, search::to_sets(top.front().layout));
       const Scenario s = config::apply_sets(tree, fs);
       double best = 0;
@@ -308,6 +332,7 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
           best_for_fabric[fi] = e.layout;
         }
       }
+      if (search::to_sets(best_for_fabric[fi]) == search::to_sets(top.front().layout)) retimed.emplace(fi, s);
     }
     if (!why_not.empty()) {
       for (size_t i = first; i < first + per_group; ++i) ev.designs[i].gpus_per_node = gpn, ev.designs[i].status = why_not;
@@ -324,6 +349,7 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
     const size_t keys = d.fab * d.cool * d.fail;
     std::vector<Scenario> scenarios(keys);
     auto resolve = [&](size_t fi, size_t ci, size_t li) {
+      if (ci == 0 && li == 0 && retimed.count(fi)) return retimed.at(fi);
       std::vector<std::string> sets = ev.designs[first + ((fi * d.cool + ci) * d.spare * d.ckpt) * d.fail + li].sets;
       if (p.search_layout) append(sets, search::to_sets(best_for_fabric.at(fi)));
       return config::apply_sets(tree, sets);
@@ -337,8 +363,20 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
       else if (ci == 0 && li == 0) scenarios[k] = resolve(fi, 0, 0);
       else {
         scenarios[k] = scenarios[fi * d.cool * d.fail];
-        if (ci > 0) scenarios[k].facility = (fi == 0 && li == 0 ? resolve(0, ci, 0) : scenarios[ci * d.fail]).facility;
-        if (li > 0) scenarios[k].failures = (fi == 0 && ci == 0 ? resolve(0, 0, li) : scenarios[li]).failures;
+        // A cooling's facility and a profile's failures are the same in every group (built from
+        // their own sections): resolved in the first group that needs them. A failure domain
+        // larger than this group's job is resolved here, so the loader refuses it.
+        if (ci > 0) {
+          auto& f = facility_of[ci];
+          if (!f) f = (fi == 0 && li == 0 ? resolve(0, ci, 0) : scenarios[ci * d.fail]).facility;
+          scenarios[k].facility = *f;
+        }
+        if (li > 0) {
+          auto& f = failures_of[li];
+          if (!f || !domains_fit(*f, scenarios[k].cluster.gpus))
+            f = (fi == 0 && ci == 0 ? resolve(0, 0, li) : scenarios[li]).failures;
+          scenarios[k].failures = *f;
+        }
       }
     }
     // Stages shared by the designs of one fabric and cooling (design_run.hpp), on threads.

@@ -40,7 +40,8 @@ plan::Evaluation evaluate(const plan::PlanSpec& p, bool share = true) {
 }
 
 // One system and count, every other dimension with two entries (two liquid plants on different
-// sites: their runs read the same failure multiplier), 32 designs.
+// sites: their runs read the same failure multiplier), 32 designs; the sharing test adds a second
+// system (facility and failures resolved in one group are reused in the next).
 const char* kGrid = R"(
 base: llama3-405b-16k
 workload: {tokens: 15.6T}
@@ -186,10 +187,11 @@ TEST_CASE("plan: progress covers every group and design, on a terminal it is pri
 }
 
 TEST_CASE("plan: shared stages give the same numbers as every design evaluated alone", "[plan]") {
-  const plan::PlanSpec p = plan::load_plan_text(kGrid, "grid.yaml");
+  const plan::PlanSpec p = plan::load_plan_text(kGrid, "grid.yaml",
+                                                {"candidates.systems=[{gpu: b200, node: dgx-b200}, {gpu: h100-sxm-80gb, node: dgx-h100}]"});
   const plan::Evaluation a = evaluate(p, true), b = evaluate(p, false);
-  REQUIRE(a.designs.size() == 32);
-  REQUIRE(b.designs.size() == 32);
+  REQUIRE(a.designs.size() == 64);
+  REQUIRE(b.designs.size() == 64);
   int evaluated = 0;
   for (size_t i = 0; i < a.designs.size(); ++i) {
     const plan::Design &x = a.designs[i], &y = b.designs[i];
@@ -206,7 +208,7 @@ TEST_CASE("plan: shared stages give the same numbers as every design evaluated a
                         {x.effective_utilization, y.effective_utilization}})
       CHECK(u == v);
   }
-  CHECK(evaluated == 32);
+  CHECK(evaluated == 64);
 }
 
 TEST_CASE("plan: precision is a candidate dimension (bf16, fp8)", "[plan]") {

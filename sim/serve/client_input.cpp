@@ -20,13 +20,19 @@ bool ends_with_ci(const std::string& s, const std::string& tail) {
 
 bool is_number_char(char c) { return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'; }
 
-// The '/' at `slash` is a unit's ("TB/s") when what comes before it is a number, an optional
-// space and the unit's letters, and the number starts the value or follows '(', ',' or a space.
+// The '/' at `slash` is a unit's ("TB/s", "833 /h") when what comes before it is a number, then
+// the unit's letters or a space (or both), and the number starts the value or follows '(', ',' or
+// a space. "1/2" and "h100/x" are not.
 bool slash_is_in_unit(const std::string& v, size_t slash) {
   size_t i = slash;
   while (i > 0 && (std::isalpha(static_cast<unsigned char>(v[i - 1])) || v[i - 1] == '%')) --i;
-  if (i == slash) return false;  // "/s" with no unit letters before: not a unit
-  if (i > 0 && v[i - 1] == ' ') --i;
+  const bool letters = i != slash;
+  bool space = false;
+  if (i > 0 && v[i - 1] == ' ') {
+    --i;
+    space = true;
+  }
+  if (!letters && !space) return false;
   const size_t number_end = i;
   while (i > 0 && is_number_char(v[i - 1])) --i;
   if (i == number_end || !std::any_of(v.begin() + static_cast<long>(i), v.begin() + static_cast<long>(number_end),

@@ -216,6 +216,8 @@ void serve(const ServerOptions& o, const std::function<void(const std::string&)>
       res.set_content(asset.body, asset.type.c_str());
     });
   }
+  // Browsers ask for it unprompted; an empty answer rather than a 404 in every console.
+  svr.Get("/favicon.ico", [](const httplib::Request&, httplib::Response& res) { res.status = 204; });
   svr.Get("/api/catalog", [&](const httplib::Request&, httplib::Response& res) { res.set_content(catalog, "application/json"); });
   svr.Get("/api/start", [&](const httplib::Request&, httplib::Response& res) { res.set_content(start_json, "application/json"); });
 

@@ -176,7 +176,7 @@ class Browser:
             self.events.append(e)
 
     def open(self, url: str):
-        self.events = [e for e in self.events if e.get("method") != "Page.loadEventFired"]
+        self.events = []  # console errors are counted per page
         self.call("Page.navigate", session=True, url=url)
         self.wait_event("Page.loadEventFired")
 

@@ -9,6 +9,7 @@ import json
 import socket
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 
 import pytest
@@ -184,3 +185,19 @@ def test_the_page_and_its_assets_carry_a_content_security_policy(server):
             csp = r.headers.get("Content-Security-Policy", "")
             assert "default-src 'none'" in csp and "script-src 'self'" in csp, (path, csp)
             assert r.headers.get("X-Content-Type-Options") == "nosniff"
+
+
+def test_the_plan_api_gives_the_same_designs_as_fleetsim_plan_json(server):
+    sets = ["candidates.gpus=[16384]", "candidates.spares=[{share: 0 %}]",
+            "candidates.cooling=[{cooling: liquid-dlc, site: temperate}]",
+            "candidates.checkpoint=[{name: daly-async, interval: daly, async: true, write_time: 5 s}]"]
+    q = urllib.parse.urlencode([("plan", "plan-405b-15t")] + [("set", s) for s in sets])
+    with urllib.request.urlopen(f"{server.base}/api/plan?{q}", timeout=300) as r:
+        lines = [json.loads(x) for x in r.read().decode().splitlines() if x.strip()]
+    answer = lines[-1]
+    assert "result" in answer, answer
+    assert any("progress" in x for x in lines[:-1]), "no progress before the answer"
+    cli = json.loads(run_fleetsim("plan", "plan-405b-15t", *[a for s in sets for a in ("--set", s)], "--json").stdout)
+    assert answer["result"] == cli
+    plan = answer["result"]["plan"]
+    assert plan["pareto"] and plan["cheapest_meeting_deadline"] in [d["index"] for d in plan["designs"]]

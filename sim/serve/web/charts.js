@@ -184,13 +184,16 @@ const FleetsimCharts = (function () {
     const pareto = new Set(p.pareto || []);
     const radius = d => 3 + 2 * Math.sqrt(Math.max(0, d.peak_facility_mw || 0));
     const pt = d => ({x: d.days, y: d.cost_usd / 1e6, r: radius(d), index: d.index});
+    // With parsing off, Chart.js takes each dataset sorted by x (docs: "Data structure", parsing).
+    const sorted = list => list.map(pt).sort((a, b) => a.x - b.x);
     const cheapest = p.designs.find(d => d.index === p.cheapest_meeting_deadline);
     const datasets = [
-      {label: 'designs', data: designs.filter(d => !pareto.has(d.index)).map(pt), backgroundColor: 'rgba(127,127,127,0.35)'},
-      {label: 'Pareto set', data: designs.filter(d => pareto.has(d.index)).map(pt), backgroundColor: 'rgba(59,111,182,0.8)'},
+      {label: 'other designs (dominated, or over a constraint)', data: sorted(designs.filter(d => !pareto.has(d.index))), backgroundColor: 'rgba(127,127,127,0.35)'},
+      {label: 'Pareto set', data: sorted(designs.filter(d => pareto.has(d.index))), backgroundColor: 'rgba(59,111,182,0.8)'},
     ];
-    if (cheapest) datasets.push({label: 'cheapest in deadline', data: [pt(cheapest)], backgroundColor: '#e0a100',
-                                 borderColor: '#b00020', borderWidth: 2, pointStyle: 'star'});
+    if (cheapest) datasets.unshift({label: 'cheapest in deadline', data: [Object.assign(pt(cheapest), {r: radius(cheapest) + 6})],
+                                    backgroundColor: 'rgba(224,161,0,0.9)', borderColor: '#b00020', borderWidth: 3,
+                                    pointStyle: 'rectRot'});
     const deadline = p.constraints && p.constraints.deadline_days > 0 ? p.constraints.deadline_days : null;
     draw('chart-plan', {
       type: 'bubble', data: {datasets},

@@ -63,20 +63,35 @@ void check_scalar(const std::string& key, const std::string& value, const std::s
                                    "(`fleetsim list` shows them), or upload the file's text as a scenario");
 }
 
-void walk(const YAML::Node& node, const std::string& key, const std::string& origin) {
+// Aliases make a small text a huge tree (a "billion laughs"): the walk visits at most kMaxNodes
+// nodes and kMaxDepth levels, far above any scenario (the default one has about 400 nodes).
+constexpr size_t kMaxNodes = 200000;
+constexpr int kMaxDepth = 64;
+
+void walk(const YAML::Node& node, const std::string& key, const std::string& origin, size_t& budget, int depth = 0) {
+  if (budget == 0 || depth > kMaxDepth)
+    throw ConfigError(origin, key, "more than " + std::to_string(kMaxNodes) + " values or " + std::to_string(kMaxDepth) +
+                                       " levels (aliases expanded); a scenario has a few hundred");
+  --budget;
   if (node.IsMap()) {
     for (const auto& kv : node) {
       const std::string k = kv.first.IsScalar() ? kv.first.Scalar() : std::string("?");
+      if (depth == 0 && k == "extends") continue;  // checked by the caller: a shipped scenario's name
       const std::string path = key.empty() ? k : key + "." + k;
-      if (is_file_key(path) && path != "extends")
+      if (is_file_key(path))
         throw ConfigError(origin, path, "names a file to read; the studio takes no file from a client");
-      walk(kv.second, path, origin);
+      walk(kv.second, path, origin, budget, depth + 1);
     }
   } else if (node.IsSequence()) {
-    for (const auto& item : node) walk(item, key, origin);
+    for (const auto& item : node) walk(item, key, origin, budget, depth + 1);
   } else if (node.IsScalar()) {
     check_scalar(key, node.Scalar(), origin);
   }
+}
+
+void walk_value(const YAML::Node& node, const std::string& key, const std::string& origin) {
+  size_t budget = kMaxNodes;
+  walk(node, key, origin, budget, 1);
 }
 
 }  // namespace
@@ -108,7 +123,7 @@ void check_client_set(const std::string& set) {
   if (eq == std::string::npos || eq == 0) throw ConfigError(origin, "", "expected key.path=value, e.g. cluster.gpus=8192");
   const std::string key = set.substr(0, eq);
   if (is_file_key(key)) throw ConfigError(origin, key, "names a file to read; the studio takes no file from a client");
-  walk(config::parse_yaml_text(set.substr(eq + 1), origin), key, origin);
+  walk_value(config::parse_yaml_text(set.substr(eq + 1), origin), key, origin);
 }
 
 void check_client_scenario_text(const std::string& text, const std::string& origin) {
@@ -125,9 +140,8 @@ void check_client_scenario_text(const std::string& text, const std::string& orig
       throw ConfigError(origin, "extends", "an uploaded scenario may extend a shipped scenario by name only (" +
                                                 std::string("`fleetsim list` shows them)"));
   }
-  YAML::Node rest = YAML::Clone(doc);
-  rest.remove("extends");
-  walk(rest, "", origin);
+  size_t budget = kMaxNodes;
+  walk(doc, "", origin, budget);
 }
 
 }  // namespace fleetsim::serve

@@ -124,6 +124,7 @@ std::string client_message(const std::string& message) {
 Studio::Studio(int threads, size_t cache_entries) : threads_(threads), capacity_(std::max<size_t>(1, cache_entries)) {}
 
 PreparedRun Studio::prepare(const ScenarioRequest& r) const {
+  std::lock_guard load(load_);
   check_request(r);
   Scenario s = r.upload ? config::load_scenario_text(*r.upload, upload_path(), r.sets) : config::load_scenario(r.scenario, r.sets);
   std::string key = s.file + "\n" + s.resolved_yaml;
@@ -207,6 +208,7 @@ std::string Studio::plan_key(const PlanRequest& r) const {
 }
 
 std::shared_ptr<const std::string> Studio::plan(const PlanRequest& r, const ProgressFn& progress) {
+  std::unique_lock load(load_);
   if (r.sets.size() > kMaxSets) throw ConfigError("", "set", "at most " + std::to_string(kMaxSets) + " overrides in one request");
   for (const auto& s : r.sets) check_client_set(s);
   const auto names = config::list_scenarios();
@@ -217,6 +219,7 @@ std::shared_ptr<const std::string> Studio::plan(const PlanRequest& r, const Prog
     throw ConfigError("", "plan", "'" + r.plan.substr(0, 100) + "' is not a catalog plan; choose one of " + shown);
   }
   const plan::PlanSpec spec = plan::load_plan(r.plan, r.sets);
+  load.unlock();
   const std::string key = plan_key(r);
   std::lock_guard lane(lane_);
   if (auto hit = cached(key)) return hit;
@@ -241,6 +244,7 @@ std::shared_ptr<const std::string> Studio::plan(const PlanRequest& r, const Prog
 }
 
 std::string Studio::scenario_yaml(const PreparedRun& p) const {
+  std::lock_guard load(load_);
   YAML::Node doc;
   std::string head = "# Reproduces the fleetsim studio's numbers: fleetsim run THIS_FILE --json\n";
   if (p.request.upload) {
@@ -274,13 +278,15 @@ std::string Studio::plan_cli_command(const PlanRequest& r) {
 }
 
 std::string Studio::catalog_json() const {
+  std::lock_guard load(load_);
   Json j = Json::object();
   std::vector<std::string> scenarios, plans;
   for (const auto& n : config::list_scenarios()) (is_plan_name(n) ? plans : scenarios).push_back(n);
   j["default_scenario"] = "llama3-405b-16k";
   j["scenarios"] = strings(scenarios);
   j["plans"] = strings(plans);
-  for (const char* kind : {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads"})
+  // "software": the stacks of issue 37 (models/software/), offered once that folder exists.
+  for (const char* kind : {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads", "software"})
     j["presets"][kind] = strings(config::list_presets(kind));
   return j.dump(0);
 }

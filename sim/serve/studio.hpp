@@ -82,7 +82,8 @@ class Studio {
   void remember(const std::string& key, std::shared_ptr<const std::string> value);
   int threads_;
   size_t capacity_;
-  std::mutex lane_;  // one computation at a time, each on all `threads_`
+  std::mutex lane_;          // one computation at a time, each on all `threads_`
+  mutable std::mutex load_;  // one load at a time: the loader's catalog listing keeps a static memo
   mutable std::mutex cache_mutex_;
   mutable std::list<std::string> lru_;  // most recent first
   std::unordered_map<std::string, std::pair<std::shared_ptr<const std::string>, std::list<std::string>::iterator>> cache_;

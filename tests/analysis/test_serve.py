@@ -84,6 +84,8 @@ def _hostile_requests(port: int) -> list[bytes]:
     # its side is taken by cpp-httplib as gone, and gets no answer).
     host = f"Host: 127.0.0.1:{port}\r\nConnection: close\r\n".encode()
     big = b"x" * 100_000
+    bomb = b"a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + b"".join(
+        b"a%d: &a%d [%s]\n" % (i, i, b", ".join([b"*a%d" % (i - 1)] * 10)) for i in range(1, 10))
     kinds = [
         b"BREW / HTTP/1.1\r\n" + host + b"\r\n",
         b"DELETE /api/run HTTP/1.1\r\n" + host + b"\r\n",
@@ -104,6 +106,7 @@ def _hostile_requests(port: int) -> list[bytes]:
         b"POST /api/run HTTP/1.1\r\n" + host + b"Content-Length: 12\r\n\r\n\x00\xff\xfe{{{[[[:::",
         b"POST /api/run HTTP/1.1\r\n" + host + b"Content-Length: 24\r\n\r\nextends: /etc/passwd\n\n\n\n",
         b"POST /api/run HTTP/1.1\r\n" + host + b"Content-Length: 30\r\n\r\ncluster: {gpus: [[[[[[[[[[]]}\n",
+        b"POST /api/run HTTP/1.1\r\n" + host + b"Content-Length: %d\r\n\r\n" % len(bomb) + bomb,  # a billion laughs
         b"POST /api/run HTTP/1.1\r\n" + host + b"Transfer-Encoding: chunked\r\n\r\nzz\r\nabc\r\n0\r\n\r\n",
         b"GET /api/run?set=cluster.gpus%3D-1 HTTP/1.1\r\n" + host + b"\r\n",
         b"GET /api/run?set=run.replications%3D99999999999 HTTP/1.1\r\n" + host + b"\r\n",
@@ -201,3 +204,26 @@ def test_the_plan_api_gives_the_same_designs_as_fleetsim_plan_json(server):
     assert answer["result"] == cli
     plan = answer["result"]["plan"]
     assert plan["pareto"] and plan["cheapest_meeting_deadline"] in [d["index"] for d in plan["designs"]]
+
+
+def test_an_uploaded_scenario_gives_the_numbers_of_fleetsim_run_on_that_file(server, tmp_path):
+    text = ("extends: llama3-405b-16k.yaml\ndescription: an upload\ncluster: {gpus: 8192}\n"
+            "run: {replications: 3, duration: 5 d}\n")
+    req = urllib.request.Request(f"{server.base}/api/run?{query(['failures.rate_scale=2'])}", data=text.encode(),
+                                 headers={"Content-Type": "text/yaml"}, method="POST")
+    with urllib.request.urlopen(req, timeout=60) as r:
+        answer = json.loads(r.read().decode().splitlines()[-1])
+    assert "result" in answer, answer
+    f = tmp_path / "mine.yaml"
+    f.write_text(text)
+    cli = json.loads(run_fleetsim("run", str(f), "--set", "failures.rate_scale=2", "--json").stdout)
+    got, want = without_host(answer["result"]), without_host(cli)
+    assert got.pop("scenario").endswith("uploaded.yaml") and want.pop("scenario") == str(f)
+    assert got == want
+    # The upload may not name a file outside the catalog.
+    bad = urllib.request.Request(f"{server.base}/api/run", data=b"extends: /etc/passwd\n", method="POST")
+    try:
+        urllib.request.urlopen(bad, timeout=30)
+        raise AssertionError("an upload extending /etc/passwd was accepted")
+    except urllib.error.HTTPError as e:
+        assert e.code == 400 and json.loads(e.read())["error"]["key"] == "extends"

@@ -58,6 +58,14 @@ TEST_CASE("every shipped scenario passes the upload check, and an upload extends
   CHECK_NOTHROW(serve::check_client_scenario_text("extends: llama3-405b-16k.yaml\ncluster: {gpus: 8192}\n", "uploaded.yaml"));
   CHECK_THROWS_AS(serve::check_client_scenario_text(std::string(serve::kMaxUploadBytes + 1, '#'), "uploaded.yaml"), ConfigError);
   CHECK_THROWS_AS(serve::check_client_scenario_text("[1, 2]", "uploaded.yaml"), ConfigError);
+  // A billion laughs: nine levels of ten aliases is 10^9 values once expanded; refused at once.
+  std::string bomb = "a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n";
+  for (int i = 1; i <= 9; ++i) {
+    bomb += "a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k) bomb += (k ? ", *a" : "*a") + std::to_string(i - 1);
+    bomb += "]\n";
+  }
+  CHECK_THROWS_AS(serve::check_client_scenario_text(bomb, "uploaded.yaml"), ConfigError);
 }
 
 TEST_CASE("the studio answers a state once, then from its cache; a refused progress cancels the run", "[unit][serve]") {

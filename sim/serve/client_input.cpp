@@ -65,7 +65,7 @@ void check_scalar(const std::string& key, const std::string& value, const std::s
 
 // Aliases make a small text a huge tree (a "billion laughs"): the walk visits at most kMaxNodes
 // nodes and kMaxDepth levels, far above any scenario (the default one has about 400 nodes).
-constexpr size_t kMaxNodes = 200000;
+constexpr size_t kMaxNodes = 50000;
 constexpr int kMaxDepth = 64;
 
 void walk(const YAML::Node& node, const std::string& key, const std::string& origin, size_t& budget, int depth = 0) {

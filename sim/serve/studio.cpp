@@ -170,6 +170,9 @@ std::shared_ptr<const std::string> Studio::run(const PreparedRun& p, const Progr
   Json env = Json::object();
   env["result"] = result;
   env["cli"] = cli_command(p.request);
+  // What the page's derived knobs need (checkpoint in memory: nodes x 25 GB/s).
+  env["inputs"]["gpus"] = outcome.scenario.cluster.gpus;
+  env["inputs"]["gpus_per_node"] = outcome.scenario.cluster.node.gpus_per_node;
   // The power timeline's series (the run command writes them to its HDF5 file, not to --json).
   if (outcome.result.power) {
     const double dt = outcome.scenario.facility.power.resolution.si();

@@ -227,3 +227,27 @@ def test_an_uploaded_scenario_gives_the_numbers_of_fleetsim_run_on_that_file(ser
         raise AssertionError("an upload extending /etc/passwd was accepted")
     except urllib.error.HTTPError as e:
         assert e.code == 400 and json.loads(e.read())["error"]["key"] == "extends"
+
+
+def test_closing_the_connection_cancels_a_long_run(server):
+    """The page's Cancel closes the request; the run stops at its next progress line and is not
+    kept. Checked without a clock: after a later request has had the compute lane, the long state
+    is asked again and answers with progress (computing afresh), not at once from the cache."""
+    long_state = query(["run.replications=50000"])
+    request = f"GET /api/run?{long_state} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
+
+    def first_line_then_close() -> bytes:
+        with socket.create_connection(("127.0.0.1", server.port), timeout=120) as s:
+            s.sendall(request)
+            data = b""
+            while b"\r\n\r\n" not in data or b"}\n" not in data.split(b"\r\n\r\n", 1)[1]:
+                chunk = s.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+            return data
+
+    assert b'"progress"' in first_line_then_close()
+    assert "result" in api_run(server.base, SMALL + ["failures.rate_scale=4"])  # the lane is free again
+    assert b'"progress"' in first_line_then_close(), "the cancelled run was finished and cached"
+    assert server.alive()

@@ -102,3 +102,16 @@ def test_the_page_draws_its_figures(studio, tmp_path):
     print(f"waterfall: {share:.1%} of its pixels coloured; screenshot {out_dir / 'studio_waterfall.png'}")
     assert share > 0.05, "the waterfall's area is blank"
     assert browser.console_errors() == []
+
+
+def test_checkpoints_in_memory_write_the_bandwidths_into_the_url_and_the_cli(studio):
+    server, browser = studio
+    browser.open(f"{server.base}/")
+    browser.evaluate(SNAPSHOT)
+    snap = browser.evaluate("window.fleetsimStudio.setKnob('@in_memory', 'on')")
+    assert snap["error"] is None, snap["error"]
+    # 16,384 GPUs on 8-GPU nodes: 2,048 nodes x 25 GB/s.
+    assert "--set 'checkpoint.storage_bandwidth=51200 GB/s'" in snap["cli"], snap["cli"]
+    sets = ["checkpoint.storage_bandwidth=51200 GB/s", "checkpoint.load_bandwidth=51200 GB/s", "checkpoint.write_time=1 s"]
+    key = "run.ettr"
+    assert snap["values"][key] == get_path(_cli(sets), key)

@@ -20,7 +20,8 @@
     {key: 'failures.rate_scale', label: 'failure rate ×', type: 'number', min: 0, step: 0.1},
     {key: 'checkpoint.interval', label: 'checkpoint every', placeholder: 'daly, 30 min'},
     {key: 'checkpoint.async', label: 'async checkpoint', choices: ['true', 'false']},
-    {key: 'checkpoint.storage_bandwidth', label: 'ckpt write bw', placeholder: '2 TB/s (in memory: nodes × 25 GB/s)'},
+    {key: 'checkpoint.storage_bandwidth', label: 'ckpt write bw', placeholder: '(scenario) e.g. 2 TB/s'},
+    {key: '@in_memory', label: 'ckpt in memory', choices: ['on']},
     {key: 'recovery.spare_nodes', label: 'hot spare nodes', type: 'number', min: 0},
     {key: 'workload.model', label: 'model', preset: 'workloads'},
     {key: 'workload.training.train_tokens', label: 'tokens', placeholder: '15T (0T: run.duration)'},
@@ -36,6 +37,23 @@
   const KNOB_KEYS = new Set(KNOBS.map(k => k.key));
 
   const state = {scenario: '', upload: null, uploadName: '', sets: [], plan: ''};
+  let inMemory = false;
+
+  // Checkpoints to peers' host memory (Gemini, SOSP'23), as fleetsim plan's checkpoint option
+  // in_memory defines it (sim/config/plan_schema.cpp): write and load bandwidth = nodes x 25 GB/s,
+  // a 1 s blocking snapshot. Written out as the three overrides, so the URL and the CLI carry them.
+  function applyInMemory() {
+    const keys = ['checkpoint.storage_bandwidth', 'checkpoint.load_bandwidth', 'checkpoint.write_time'];
+    if (!inMemory) return;
+    const inputs = current ? current.inputs : null;
+    const gpus = Number(valueOf('cluster.gpus')) || (inputs ? inputs.gpus : 0);
+    const perNode = inputs ? inputs.gpus_per_node : 8;
+    if (!gpus) return;
+    const nodes = Math.ceil(gpus / perNode);
+    setValue(keys[0], (nodes * 25) + ' GB/s');
+    setValue(keys[1], (nodes * 25) + ' GB/s');
+    setValue(keys[2], '1 s');
+  }
   let catalog = null, current = null, pinned = null, inflight = null, generation = 0;
   let lastRedrawMs = null, lastError = null;
   const listeners = [];
@@ -95,7 +113,16 @@
       }
       input.id = 'knob-' + k.key;
       input.dataset.key = k.key;
-      input.addEventListener('change', () => { setValue(k.key, input.value.trim()); changed(); });
+      input.addEventListener('change', () => {
+        if (k.key === '@in_memory') {
+          inMemory = input.value === 'on';
+          if (!inMemory) ['checkpoint.storage_bandwidth', 'checkpoint.load_bandwidth', 'checkpoint.write_time'].forEach(x => setValue(x, ''));
+        } else {
+          setValue(k.key, input.value.trim());
+        }
+        applyInMemory();
+        changed();
+      });
       label.appendChild(input);
       box.appendChild(label);
       const err = document.createElement('div');
@@ -149,7 +176,7 @@
     $('scenario').value = state.upload ? '' : (state.scenario || catalog.default_scenario);
     for (const k of KNOBS) {
       const input = document.getElementById('knob-' + k.key);
-      if (input) input.value = valueOf(k.key);
+      if (input) input.value = k.key === '@in_memory' ? (inMemory ? 'on' : '') : valueOf(k.key);
     }
     $('extra-sets').value = state.sets.filter(s => !KNOB_KEYS.has(s.split('=')[0])).join('\n');
   }

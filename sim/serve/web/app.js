@@ -74,9 +74,15 @@
   }
   function writeUrl() { history.replaceState(null, '', location.pathname + '?' + query(true)); }
 
+  // A key goes before the overrides of its own sub-keys (cluster.fabric before
+  // cluster.fabric.oversubscription): a later preset name would replace them (the loader applies
+  // --set in order).
   function setValue(key, value) {
     state.sets = state.sets.filter(s => s.split('=')[0] !== key);
-    if (value !== '' && value !== null && value !== undefined) state.sets.push(key + '=' + value);
+    if (value === '' || value === null || value === undefined) return;
+    const child = state.sets.findIndex(s => s.split('=')[0].startsWith(key + '.'));
+    if (child < 0) state.sets.push(key + '=' + value);
+    else state.sets.splice(child, 0, key + '=' + value);
   }
   function valueOf(key) {
     const s = state.sets.find(x => x.split('=')[0] === key);

@@ -68,7 +68,7 @@ TEST_CASE("every shipped scenario passes the upload check, and an upload extends
   CHECK_THROWS_AS(serve::check_client_scenario_text(bomb, "uploaded.yaml"), ConfigError);
 }
 
-TEST_CASE("the studio answers a state once, then from its cache; a refused progress cancels the run", "[unit][serve]") {
+TEST_CASE("the studio answers a state once, then from its cache, and a refused progress cancels the run", "[unit][serve]") {
   serve::Studio studio(1);
   serve::ScenarioRequest r;
   r.sets = {"run.replications=3", "run.duration=5 d", "cluster.gpus=8192"};

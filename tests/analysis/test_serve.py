@@ -251,3 +251,17 @@ def test_closing_the_connection_cancels_a_long_run(server):
     assert "result" in api_run(server.base, SMALL + ["failures.rate_scale=4"])  # the lane is free again
     assert b'"progress"' in first_line_then_close(), "the cancelled run was finished and cached"
     assert server.alive()
+
+
+def test_the_downloaded_scenario_yaml_reproduces_the_numbers(server, tmp_path):
+    sets = SMALL + ["cluster.fabric=fat-tree-ndr", "cluster.fabric.oversubscription=4", "checkpoint.async=false"]
+    with urllib.request.urlopen(f"{server.base}/api/yaml?{query(sets)}", timeout=60) as r:
+        assert "attachment" in r.headers.get("Content-Disposition", "")
+        text = r.read().decode()
+    f = tmp_path / "studio.yaml"
+    f.write_text(text)
+    from_file = json.loads(run_fleetsim("run", str(f), "--json").stdout)
+    answer = api_run(server.base, sets)
+    got, want = without_host(answer["result"]), without_host(from_file)
+    got.pop("scenario"), want.pop("scenario")
+    assert got == want

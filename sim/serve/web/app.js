@@ -170,6 +170,20 @@
       state.sets = state.sets.filter(s => KNOB_KEYS.has(s.split('=')[0])).concat(lines);
       changed();
     });
+    // Every run view offers the two ways to reproduce it (the same command and file for all).
+    document.querySelectorAll('.view').forEach(view => {
+      if (view.id === 'view-plan') return;
+      const bar = document.createElement('span');
+      bar.className = 'view-tools';
+      for (const [text, act] of [['copy CLI', () => copy($('cli').value)], ['YAML', downloadYaml]]) {
+        const b = document.createElement('button');
+        b.type = 'button';
+        b.textContent = text;
+        b.addEventListener('click', act);
+        bar.appendChild(b);
+      }
+      view.querySelector('h2').appendChild(bar);
+    });
     $('copy-cli').addEventListener('click', () => copy($('cli').value));
     $('share').addEventListener('click', () => copy(location.href));
     $('download-yaml').addEventListener('click', downloadYaml);
@@ -415,6 +429,8 @@
       if (answer.error) { showErrors(Object.assign({key: 'plan'}, answer.error, {key: 'plan'})); $('plan-note').textContent = 'error'; return; }
       const p = answer.result.plan;
       $('plan-note').textContent = p.description + ' · ' + p.counts.evaluated + ' designs evaluated · ' + answer.cli;
+      $('copy-plan-cli').hidden = false;
+      $('copy-plan-cli').onclick = () => copy(answer.cli);
       if (FleetsimCharts.available()) FleetsimCharts.drawPlan(answer.result);
       const rows = [row(['design', 'GPU × count', 'days', 'cost (M USD)', 'peak MW', 'ETTR'], 'th')];
       for (const i of p.pareto) {

@@ -54,6 +54,13 @@ def pareto_figure(f, path: Path):
     if len(pareto):
         ax.scatter(days[pareto], cost[pareto], s=90, facecolors="none", edgecolors=RED, lw=1.2,
                    label="Pareto set (days, cost, MW)")
+        # 80% intervals of days and cost (files written before issue 40 have none).
+        if "days_lo" in d and "cost_usd_lo" in d:
+            dl, dh = d["days_lo"][:][pareto], d["days_hi"][:][pareto]
+            cl, ch = d["cost_usd_lo"][:][pareto] / 1e6, d["cost_usd_hi"][:][pareto] / 1e6
+            x, y = days[pareto], cost[pareto]
+            ax.errorbar(x, y, xerr=[x - dl, dh - x], yerr=[y - cl, ch - y], fmt="none", ecolor=RED, alpha=0.5,
+                        lw=0.8, capsize=2, label="80% interval (step model and replications)")
     if "constraints" in f:
         c = f["constraints"]
         limits = dict(zip(_text(c["constraint"]), c["limit"][:]))

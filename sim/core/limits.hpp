@@ -48,6 +48,11 @@ inline constexpr double kMaxRateScale = 1e4;
 // expanded in memory before the first point runs).
 inline constexpr double kMaxSweepPoints = 100000;
 
+// Designs of one plan (the product of its candidate lists, `fleetsim plan`): each design is a
+// record of a few kB held until the report (and a row of the JSON and HDF5 tables); 30,000 take
+// under a minute on 2 cores (scripts/bench plan), so 100,000 is a few minutes and ~0.5 GB.
+inline constexpr double kMaxPlanDesigns = 100000;
+
 // The pool simulator (sim/pool). A replication generates its jobs up front (about 160 bytes each
 // while it runs, 8 kept per job for the delay and slowdown statistics) and samples its time series
 // every pool.inference_interval (56 bytes kept per sample). The 100k-GPU benchmark pool submits

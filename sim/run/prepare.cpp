@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "sim/core/error.hpp"
@@ -129,10 +131,20 @@ Prepared prepare(const RunInputs& in) {
     if (in.train_tokens > 0 && in.tokens_per_iteration > 0)
       horizon = std::min(20 * 365 * 86400.0, 10.0 * in.train_tokens / in.tokens_per_iteration / p.iter_rate);
     const auto cells = static_cast<size_t>(std::ceil(horizon / Prepared::kHookStep)) + 1;
-    p.hook_integral.assign(cells + 1, 0.0);
-    for (size_t i = 0; i < cells; ++i)
-      p.hook_integral[i + 1] = p.hook_integral[i] + Prepared::kHookStep *
-          in.throughput_factor(Seconds((static_cast<double>(i) + 0.5) * Prepared::kHookStep));
+    auto integrate = [&] {
+      auto g = std::make_shared<std::vector<double>>(cells + 1, 0.0);
+      for (size_t i = 0; i < cells; ++i)
+        (*g)[i + 1] = (*g)[i] + Prepared::kHookStep * in.throughput_factor(Seconds((static_cast<double>(i) + 0.5) * Prepared::kHookStep));
+      return std::shared_ptr<const std::vector<double>>(std::move(g));
+    };
+    if (in.hook_integral_cache) {  // runs given the same hook share its integral
+      std::lock_guard lock(in.hook_integral_cache->mutex);
+      auto& table = in.hook_integral_cache->by_cells[cells];
+      if (!table) table = integrate();
+      p.hook_integral = table;
+    } else {
+      p.hook_integral = integrate();
+    }
   }
   if (in.train_tokens > 0) {
     if (in.tokens_per_iteration <= 0)

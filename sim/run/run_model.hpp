@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,14 @@
 namespace fleetsim {
 
 class Report;
+
+// The run's integral of RunInputs::throughput_factor (run_engine.hpp, Prepared::hook_integral),
+// shared by runs given the same hook (sim/plan: the designs of one fabric and cooling, through
+// PipelineStages): computed once per table length; a table depends on nothing else.
+struct HookIntegralCache {
+  std::mutex mutex;
+  std::map<size_t, std::shared_ptr<const std::vector<double>>> by_cells;
+};
 
 struct RunInputs {  // everything the engine needs, decoupled from YAML
   // Cluster shape. The job uses every GPU of the cluster.
@@ -50,6 +60,8 @@ struct RunInputs {  // everything the engine needs, decoupled from YAML
   double failure_rate_multiplier = 1.0;  // hook: the facility model scales hazards
   std::function<double(Seconds t)> throughput_factor;  // hook: thermal throttling (1 = none); may be empty
   bool record_timeline = false;      // replication 0 keeps its state timeline (`run --trace`)
+  bool record_events = true;         // replication 0 keeps its event log (results file, trace)
+  std::shared_ptr<HookIntegralCache> hook_integral_cache;  // may be empty (integrated per run)
 };
 
 // One stretch of wall-clock time in one state (replication 0 with RunInputs::record_timeline):

@@ -162,6 +162,7 @@ const char* status_name(ParameterStatus s) {
     case ParameterStatus::TooFewRows: return "not identified: too few rows";
     case ParameterStatus::SetByColumn: return "set by a column";
     case ParameterStatus::Unset: return "not set by the preset (0)";
+    case ParameterStatus::NotAsked: return "set by the preset (not asked)";
   }
   return "";
 }
@@ -200,13 +201,15 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
   std::set<std::string> asked(o.fit.begin(), o.fit.end());
   for (const auto& name : o.fit) (void)stack_parameter(name, "--fit");
   for (const auto& p : stack_parameters()) {
-    if (!asked.empty() && !asked.count(p.name)) continue;
     ParameterFit f;
     f.p = for_gpu(p, ref.gpu);
     f.preset = f.value = f.lo = f.hi = p.get(ref);
     bool by_column = false;
     for (const auto& c : m.columns) by_column = by_column || c == p.key;
-    if (by_column) {
+    if (!asked.empty() && !asked.count(p.name)) {
+      f.status = ParameterStatus::NotAsked;
+      f.why = "not in --fit";
+    } else if (by_column) {
       f.status = ParameterStatus::SetByColumn;
       f.why = "the column " + p.key + " sets it per row";
     } else if (!(f.preset > 0)) {

@@ -21,7 +21,7 @@ struct FitOptions {
   double level = 0.8;            // of the bootstrap ranges and the prediction interval
 };
 
-enum class ParameterStatus { Fitted, NotExercised, Collinear, TooFewRows, SetByColumn, Unset };
+enum class ParameterStatus { Fitted, NotExercised, Collinear, TooFewRows, SetByColumn, Unset, NotAsked };
 [[nodiscard]] const char* status_name(ParameterStatus s);
 
 struct ParameterFit {

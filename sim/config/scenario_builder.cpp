@@ -199,6 +199,7 @@ ParallelSpec build_parallel(const ParamSet& p) {
   s.overlap_sm_contention = p.flag("overlap_sm_contention");
   s.overlap_hbm_contention = p.flag("overlap_hbm_contention");
   s.fsdp_prefetch_ops = p.integer("fsdp_prefetch_ops");
+  s.cpu_offloading_num_layers = p.integer("cpu_offloading_num_layers");
   s.tp_comm_overlap = p.flag("tp_comm_overlap");
   s.overlap_p2p_comm = p.flag("overlap_p2p_comm");
   for (long long v : p.at("pipeline_layer_split").ints) s.pipeline_layer_split.push_back(static_cast<int>(v));

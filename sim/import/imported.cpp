@@ -137,6 +137,7 @@ std::string scenario_yaml(const Imported& imp) {
     << "    overlap_param_gather: " << yes(imp.overlap_param_gather) << "\n"
     << "    tp_comm_overlap: " << yes(imp.tp_comm_overlap) << "\n"
     << "    overlap_p2p_comm: " << yes(imp.overlap_p2p_comm) << "\n";
+  if (imp.cpu_offloading_num_layers > 0) y << "    cpu_offloading_num_layers: " << imp.cpu_offloading_num_layers << "\n";
   if (imp.microbatch_group_size > 0) y << "    microbatch_group_size_per_vp_stage: " << imp.microbatch_group_size << "\n";
   if (!imp.rank_order.empty()) y << "    rank_order: " << imp.rank_order << "\n";
   const std::vector<int> split = pipeline_layer_split(imp);

@@ -347,6 +347,15 @@ Imported read_nemo_recipe_text(const std::string& text, const std::string& path)
   imp.tp_comm_overlap = r.boolean("model.ub_tp_comm_overlap", false) || r.boolean("comm_overlap.tp_comm_overlap", false);
   imp.overlap_p2p_comm = r.boolean("model.overlap_p2p_comm", false) || r.boolean("comm_overlap.overlap_p2p_comm", false);
   imp.gradient_accumulation_fusion = r.boolean("model.gradient_accumulation_fusion", false);
+  // Activation offloading (Megatron-core TransformerConfig cpu_offloading with
+  // cpu_offloading_num_layers; Megatron-Bridge's GB200/GB300 70B FSDP perf recipes). Weights
+  // offloading (cpu_offloading_weights) is not modelled.
+  if (r.boolean("model.cpu_offloading", false)) imp.cpu_offloading_num_layers = r.integer("model.cpu_offloading_num_layers", 0);
+  if (r.boolean("model.cpu_offloading_weights", false))
+    imp.unsupported.push_back("model.cpu_offloading_weights: true: weight offloading is not modelled");
+  for (const char* k : {"model.cpu_offloading", "model.cpu_offloading_num_layers", "model.cpu_offloading_weights",
+                        "model.cpu_offloading_activations"})
+    r.mark(k);
   for (const char* k : {"model.fp8", "model.ub_tp_comm_overlap", "model.overlap_p2p_comm", "model.use_flash_attention",
                         "comm_overlap.tp_comm_overlap", "comm_overlap.overlap_p2p_comm", "model.optim.name",
                         "model.make_vocab_size_divisible_by"})

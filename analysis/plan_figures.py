@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from analysis.style import BLUE, GREEN, GREY, ORANGE, RED  # noqa: E402
+from analysis.outputs import output_dir, save_figure  # noqa: E402
 
 
 def _text(ds):
@@ -74,7 +75,7 @@ def pareto_figure(f, path: Path):
     ax.set_title("Plan: every design run (grey: violates a constraint), Pareto set over days, cost and MW")
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -96,12 +97,12 @@ def waterfall_figure(f, path: Path):
     ax.set_title(f"Cost of the run of the cheapest design meeting the deadline: {hours[0] / 1e6:.2f}M GPU-hours "
                  f"-> {start / 1e6:.2f}M USD ({start / max(hours[0], 1):.2f} USD per GPU-hour)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
 def plan_figures(result, out: Path) -> list:
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     paths = []
     with h5py.File(result, "r") as f:
         pareto_figure(f, out / "plan_pareto.png")

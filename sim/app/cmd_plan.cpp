@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "sim/app/command.hpp"
+#include "sim/core/cli_guards.hpp"
 #include "sim/core/error.hpp"
 #include "sim/mpi/plan.hpp"
 #include "sim/mpi/world.hpp"
@@ -32,6 +33,7 @@ struct PlanArgs {
 void run(const PlanArgs& a) {
   if (a.threads < 0) throw ConfigError("", "--threads", "must be 0 (all cores) or more");
   if (a.file.empty()) throw ConfigError("", "PLAN", "give a plan file (e.g. plan-405b-15t) or, with --target, a scenario");
+  if (!a.output.empty()) guards::output_file(a.output, "-o", "the plan file");  // before the designs are run
   const mpi::World world = mpi::init();
   if (!a.target.empty()) {
     const plan::TargetResult r = plan::what_it_takes(a.file, a.sets, a.target, a.prices, a.threads);

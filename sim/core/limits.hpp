@@ -20,6 +20,11 @@ inline constexpr const char* kMaxTimeText = "100 yr";
 inline constexpr double kMaxRunSeconds = 20.0 * 365.0 * 86400.0;
 inline constexpr const char* kMaxRunText = "20 yr";
 
+// workload.training.train_tokens, also as an importer computes it (iterations x batch x sequence):
+// 1e18, about 65,000 times Llama 3's 15.6T (and far below the 9.2e18 a long long holds).
+inline constexpr double kMaxTrainTokens = 1e18;
+inline constexpr const char* kMaxTrainTokensText = "1e18 tokens";
+
 // Replications of one run (1,000 of the default scenario take about a second).
 inline constexpr long long kMaxReplications = 100000;
 
@@ -60,5 +65,8 @@ inline constexpr double kMaxPoolPasses = 1e7;           // backfill passes per r
 inline constexpr double kMaxPoolServices = 1e5;         // inference services, summed over groups
 inline constexpr double kMaxPoolServiceTicks = 1e9;     // services x demand evaluations per replication
 inline constexpr double kMaxPoolFailures = 1e7;         // expected node failures per replication
+// Pool GPUs for placement same-switch with the interference model (sim/pool/README.md measures
+// its cost; config/pool_builder.cpp refuses a larger pool naming both keys).
+inline constexpr int kMaxSameSwitchInterferenceGpus = 16384;
 
 }  // namespace fleetsim::limits

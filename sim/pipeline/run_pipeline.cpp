@@ -15,6 +15,7 @@
 #include "sim/pool/pool_model.hpp"
 #include "sim/results/hdf5_writer.hpp"
 #include "sim/step/slowdown.hpp"
+#include "sim/units/parse.hpp"
 #include "sim/workload/parameters.hpp"
 
 namespace fleetsim {
@@ -208,6 +209,11 @@ PipelineResult run_pipeline_with(const Scenario& s, const PipelineStages& stages
   const step::SlowdownResult& slowdown = stages.slowdown;
   const double T0 = out.step.iteration_time.si();
   const double extra_s = slowdown.cause("gc_pauses") + slowdown.cause("sequence_length") + slowdown.cause("degraded_links");
+  if (s.facility.power.timeline && !(s.facility.power.resolution.si() <= T0 / 2))  // issue 40; Nyquist: 2 samples
+    throw ConfigError(s.file, "facility.power_dynamics.resolution",
+                      units::format(s.facility.power.resolution) + " does not resolve one iteration (" +
+                          units::format(out.step.iteration_time) + "): the timeline samples the phases inside it; "
+                          "valid: at most half an iteration, " + units::format(Seconds(T0 / 2)) + " (default 10 ms)");
   RunInputs in = make_run_inputs(s, stages);
   // The power timeline (issue #29) reads replication 0's states.
   in.record_timeline = options.record_timeline || s.facility.power.timeline;
@@ -286,6 +292,10 @@ PipelineResult run_pipeline_with(const Scenario& s, const PipelineStages& stages
     pin.stages = stage_activities(schedule, facility);
     pin.run = job_states(rep0);
     pin.run_length = Seconds(rep0.wall_clock_days * 86400.0);
+    if (!(facility.power.window_start < pin.run_length))  // a token target's run length is known only now
+      throw ConfigError(s.file, "facility.power_dynamics.window_start",
+                        units::format(facility.power.window_start) + " is at or past the end of replication 0 (" +
+                            units::format(pin.run_length) + "); valid: 0 s to below " + units::format(pin.run_length));
     pin.run_facility_energy = out.facility.front().facility_energy;
     out.power = facility::evaluate_power_dynamics(pin);
   }

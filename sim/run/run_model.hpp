@@ -171,6 +171,14 @@ RunResult simulate_run(const RunInputs& in, int threads = 0, ProgressFn progress
 // iteration time with stragglers), with no replication computed.
 RunResult summarize_run(const RunInputs& in);
 
+// A token target and the run model's horizon (limits::kMaxRunSeconds, 20 years): the fewest
+// seconds `train_tokens` can take, training at the failure-free pace (`iteration_s` per
+// iteration of `tokens_per_iteration`). When even that is beyond the horizon the run would stop
+// there with the target unmet, so it is refused: InfeasibleError (exit 2 for `run`; `plan` lists
+// the design as "does not run") naming workload.training.train_tokens, the horizon, the lower bound
+// and the most tokens that fit. Called by prepare(); shared so the run and plan say the same.
+double token_target_lower_bound_s(double train_tokens, double tokens_per_iteration, double iteration_s);
+
 // ettr, wall_clock_days, tokens_trained, interruptions.{unexpected,planned,by_cause.*},
 // lost_hours.*, mtti_hours, checkpoint_interval_s: statistics as mean/p05/p95.
 void add_run_metrics(const RunResult& result, Report& report);

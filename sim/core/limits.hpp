@@ -49,8 +49,8 @@ inline constexpr double kMaxRateScale = 1e4;
 inline constexpr double kMaxSweepPoints = 100000;
 
 // Designs of one plan (the product of its candidate lists, `fleetsim plan`): each design is a
-// record of a few kB held until the report (and a row of the JSON and HDF5 tables); 30,000 take
-// under a minute on 2 cores (scripts/bench plan), so 100,000 is a few minutes and ~0.5 GB.
+// record of a few kB held until the report (and a row of the JSON and HDF5 tables); 30,720 take
+// ~35 s of CPU and 200 MiB (scripts/bench plan), so 100,000 is about two minutes of CPU and ~0.7 GB.
 inline constexpr double kMaxPlanDesigns = 100000;
 
 // The pool simulator (sim/pool). A replication generates its jobs up front (about 160 bytes each

@@ -349,7 +349,10 @@ TEST_CASE("issue 40: a token target beyond the run model's horizon exits 2 namin
   const Outcome p = run_fleetsim("plan " + one_design_plan(dir).string() + " --set workload.tokens=2000T");
   INFO(p.out);
   CHECK(p.out.find("does not run: workload.training.train_tokens: ") != std::string::npos);
-  CHECK(p.out.find("  (none)") != std::string::npos);  // no row with 7300 days
+  // Its only design cannot run, so the plan is bad input (issue 40, reproduction 4): exit 2, no
+  // table and no row with 7300 days.
+  CHECK(p.code == 2);
+  CHECK(p.out.find("7300 d, ") == std::string::npos);
   fs::remove_all(dir);
 }
 

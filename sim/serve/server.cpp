@@ -57,7 +57,8 @@ std::map<std::string, Asset> load_assets(std::string& chart_js_note) {
   std::map<std::string, Asset> a;
   const std::pair<const char*, const char*> files[] = {
       {"index.html", "text/html; charset=utf-8"}, {"app.js", "text/javascript; charset=utf-8"},
-      {"charts.js", "text/javascript; charset=utf-8"}, {"style.css", "text/css; charset=utf-8"}};
+      {"charts.js", "text/javascript; charset=utf-8"}, {"views.js", "text/javascript; charset=utf-8"},
+      {"style.css", "text/css; charset=utf-8"}};
   for (const auto& [name, type] : files) {
     std::string body = read_whole(dir + "/" + name);
     if (body.empty()) throw ConfigError(dir + "/" + name, "", "the studio's page is missing (reinstall fleetsim)");

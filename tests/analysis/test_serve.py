@@ -183,7 +183,7 @@ def test_a_thousand_hostile_requests_leave_the_server_up_and_answering(server):
 
 
 def test_the_page_and_its_assets_carry_a_content_security_policy(server):
-    for path in ("/", "/app.js", "/charts.js", "/style.css", "/chart.js", "/api/catalog"):
+    for path in ("/", "/app.js", "/charts.js", "/views.js", "/style.css", "/chart.js", "/api/catalog"):
         with urllib.request.urlopen(server.base + path, timeout=30) as r:
             csp = r.headers.get("Content-Security-Policy", "")
             assert "default-src 'none'" in csp and "script-src 'self'" in csp, (path, csp)

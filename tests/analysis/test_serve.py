@@ -57,6 +57,12 @@ def test_a_bad_value_gets_the_loaders_message_and_key(server):
         err = json.loads(e.read())["error"]
     assert err["key"] == "cluster.gpus"
     assert "'abc' is not an integer" in err["message"]
+    # A hand-typed link with a raw '=' in the override means the same.
+    try:
+        urllib.request.urlopen(f"{server.base}/api/run?set=cluster.gpus=abc", timeout=30)
+        raise AssertionError("a bad value was accepted")
+    except urllib.error.HTTPError as e:
+        assert json.loads(e.read())["error"]["key"] == "cluster.gpus"
 
 
 def test_a_path_from_the_client_is_refused_and_never_opened(server):

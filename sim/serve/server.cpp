@@ -328,7 +328,8 @@ void serve(const ServerOptions& o, const std::function<void(const std::string&)>
 
   if (o.port == 0) {
     port = svr.bind_to_any_port(o.host);
-    if (port < 0) throw ConfigError("", "--host", "cannot listen on " + o.host + " (no free port)");
+    if (port < 0)
+      throw ConfigError("", "--host", "cannot listen on " + o.host + " (not an address of this machine, or no free port)");
   } else if (!svr.bind_to_port(o.host, o.port)) {
     throw ConfigError("", "--port", "cannot listen on " + o.host + ":" + std::to_string(o.port) +
                                         " (in use, or not an address of this machine); --port 0 picks a free port");

@@ -271,3 +271,10 @@ def test_the_downloaded_scenario_yaml_reproduces_the_numbers(server, tmp_path):
     got, want = without_host(answer["result"]), without_host(from_file)
     got.pop("scenario"), want.pop("scenario")
     assert got == want
+
+
+def test_a_bad_start_exits_2_naming_the_argument():
+    for args, key in ((["--port", "0", "no-such-scenario"], "scenario"), (["--port", "0", "--host", "nonsense.invalid"], "--host")):
+        proc = run_fleetsim("serve", *args, check=False, timeout=60)
+        assert proc.returncode == 2, proc
+        assert key in proc.stderr and "error:" in proc.stderr, proc.stderr

@@ -235,28 +235,35 @@ def test_an_uploaded_scenario_gives_the_numbers_of_fleetsim_run_on_that_file(ser
         assert e.code == 400 and json.loads(e.read())["error"]["key"] == "extends"
 
 
-def test_closing_the_connection_cancels_a_long_run(server):
-    """The page's Cancel closes the request; the run stops at its next progress line and is not
-    kept. Checked without a clock: after a later request has had the compute lane, the long state
-    is asked again and answers with progress (computing afresh), not at once from the cache."""
-    long_state = query(["run.replications=50000"])
-    request = f"GET /api/run?{long_state} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
+def _first_line_then_close(port: int, target: str) -> bytes:
+    """The answer up to its first NDJSON line; then the connection closes, as the page's Cancel does."""
+    with socket.create_connection(("127.0.0.1", port), timeout=120) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        data = b""
+        while b"\r\n\r\n" not in data or b"}\n" not in data.split(b"\r\n\r\n", 1)[1]:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return data
 
-    def first_line_then_close() -> bytes:
-        with socket.create_connection(("127.0.0.1", server.port), timeout=120) as s:
-            s.sendall(request)
-            data = b""
-            while b"\r\n\r\n" not in data or b"}\n" not in data.split(b"\r\n\r\n", 1)[1]:
-                chunk = s.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-            return data
 
-    assert b'"progress"' in first_line_then_close()
-    assert "result" in api_run(server.base, SMALL + ["failures.rate_scale=4"])  # the lane is free again
-    assert b'"progress"' in first_line_then_close(), "the cancelled run was finished and cached"
+def test_closing_the_connection_cancels_a_long_run_and_a_plan(server):
+    """The run (or plan) stops at its next progress line and is not kept. Checked without a clock:
+    after a later request has had the compute lane, the long state is asked again and answers with
+    progress (computing afresh), not at once from the cache."""
+    for target in (f"/api/run?{query(['run.replications=50000'])}", "/api/plan?plan=plan-405b-15t"):
+        assert b'"progress"' in _first_line_then_close(server.port, target), target
+        assert "result" in api_run(server.base, SMALL + ["failures.rate_scale=4"])  # the lane is free again
+        assert b'"progress"' in _first_line_then_close(server.port, target), f"{target}: finished and cached"
     assert server.alive()
+
+
+def test_a_bad_start_exits_2_naming_the_argument():
+    for args, key in ((["--port", "0", "no-such-scenario"], "scenario"), (["--port", "0", "--host", "nonsense.invalid"], "--host")):
+        proc = run_fleetsim("serve", *args, check=False, timeout=60)
+        assert proc.returncode == 2, proc
+        assert key in proc.stderr and "error:" in proc.stderr, proc.stderr
 
 
 def test_the_downloaded_scenario_yaml_reproduces_the_numbers(server, tmp_path):
@@ -271,10 +278,3 @@ def test_the_downloaded_scenario_yaml_reproduces_the_numbers(server, tmp_path):
     got, want = without_host(answer["result"]), without_host(from_file)
     got.pop("scenario"), want.pop("scenario")
     assert got == want
-
-
-def test_a_bad_start_exits_2_naming_the_argument():
-    for args, key in ((["--port", "0", "no-such-scenario"], "scenario"), (["--port", "0", "--host", "nonsense.invalid"], "--host")):
-        proc = run_fleetsim("serve", *args, check=False, timeout=60)
-        assert proc.returncode == 2, proc
-        assert key in proc.stderr and "error:" in proc.stderr, proc.stderr

@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/step/step_model.hpp"
 #include "sim/uncertainty/parameter_bootstrap.hpp"
+#include "sim/uncertainty/user_calibration.hpp"
 
 namespace fleetsim::calibrate {
 namespace {
@@ -173,13 +174,6 @@ int Calibration::fitted_count() const {
   return n;
 }
 
-double conformal_half_width(std::vector<double> a, double level) {
-  const auto n = static_cast<double>(a.size());
-  const auto k = static_cast<size_t>(std::ceil((n + 1) * level));
-  if (a.empty() || k > a.size()) return -1;
-  std::sort(a.begin(), a.end());
-  return a[k - 1];
-}
 
 Calibration calibrate(const Measurements& m, const FitOptions& o) {
   Calibration out;
@@ -409,7 +403,7 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
   out.calibration_held_out = mean_abs(eh);
   out.judged_preset = mean_abs(jp);
   out.judged_fitted = mean_abs(jf);
-  out.interval_half_width = conformal_half_width(abs_log_held, o.level);
+  out.interval_half_width = uncertainty::conformal_half_width(abs_log_held, o.level);
   out.parameters = std::move(fits);
   out.evaluations = evaluations;
   return out;

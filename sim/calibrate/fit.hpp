@@ -71,8 +71,5 @@ struct Calibration {
 // minimum) or span more than one GPU type.
 [[nodiscard]] Calibration calibrate(const Measurements& m, const FitOptions& o);
 
-// The conformal half-width (log T) at `level` of |log residuals|: the ceil((n+1) level)-th
-// smallest (Lei et al. 2018; as sim/uncertainty/step_interval.cpp), or -1 when that rank exceeds n.
-[[nodiscard]] double conformal_half_width(std::vector<double> abs_log_residuals, double level);
 
 }  // namespace fleetsim::calibrate

@@ -18,6 +18,7 @@
 #include "sim/calibrate/stack_file.hpp"
 #include "sim/config/load.hpp"
 #include "sim/step/step_model.hpp"
+#include "sim/uncertainty/annotate.hpp"
 #include "tests/test_paths.hpp"
 
 namespace fs = std::filesystem;
@@ -153,4 +154,49 @@ TEST_CASE("calibrate recovers efficiencies from rows the step model generated wi
   CHECK(y["rows"].size() == 8);
   CHECK(y["calibration"]["range"]["gpus"][0].as<int>() == 8);
   CHECK(y["calibration"]["range"]["gpus"][1].as<int>() == 32);
+}
+
+TEST_CASE("a prediction with --set software=FILE is graded calibrated (user data) inside the measured range and "
+          "extrapolated outside, saying why", "[validation][calibrate]") {
+  const auto m = read_measurements(fixture("dgxc_h100_bf16.csv"), fixture("dgxc-h100-base.yaml"));
+  FitOptions o;
+  o.draws = 20;
+  const auto c = calibrate(m, o);
+  const fs::path dir = fs::temp_directory_path() / ("fleetsim-calibrate-software-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string file = (dir / "dgxc.yaml").string();
+  write_stack_file(file, stack_yaml(m, c, StackInputs{{}, {}, o.seed}));
+  // Row 4 of the fixture (Llama 3.1 70B on 64 GPUs, a calibration row) with the file: the fitted value.
+  std::vector<std::string> sets = m.rows[3].sets;
+  sets.push_back("software=" + file);
+  const auto s = fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), sets);
+  REQUIRE(s.software);
+  CHECK(s.cluster.gpu.gemm_efficiency == Approx(parameter(c, "gemm_efficiency").value).epsilon(1e-5));
+  CHECK(fleetsim::evaluate_step(s.cluster, s.workload).iteration_time.si() == Approx(c.rows[3].fitted_s).epsilon(1e-4));
+  const auto inside = fleetsim::uncertainty::scenario_step_uncertainty(s, 0.8);
+  CHECK(fleetsim::uncertainty::grade_label(inside.provenance) == "calibrated (user data)");
+  CHECK(inside.half_width == Approx(c.interval_half_width));
+  // An explicit --set of a fitted key wins over the file.
+  auto explicit_sets = sets;
+  explicit_sets.push_back("cluster.gpu.gemm_efficiency=0.75");
+  CHECK(fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), explicit_sets).cluster.gpu.gemm_efficiency == 0.75);
+  // 100x the GPUs, another GPU: extrapolated, widened, with the reason.
+  auto big = sets;
+  big.push_back("cluster.gpus=6400");
+  big.push_back("workload.training.global_batch_size=12800");
+  const auto far = fleetsim::uncertainty::scenario_step_uncertainty(fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), big), 0.8);
+  INFO(far.provenance.why);
+  CHECK(far.provenance.grade == fleetsim::uncertainty::Grade::Extrapolated);
+  CHECK(far.provenance.why.find("100x the largest measured (64)") != std::string::npos);
+  CHECK(far.half_width > inside.half_width);
+  auto other = sets;
+  other.push_back("cluster.gpu=h200-sxm-141gb");
+  const auto h200 = fleetsim::uncertainty::scenario_step_uncertainty(fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), other), 0.8);
+  CHECK(h200.provenance.why.find("new GPU: h200-sxm-141gb, calibrated on h100-sxm-80gb") != std::string::npos);
+  // Not a software file: exit-2 error naming it.
+  std::ofstream(dir / "not.yaml") << "cluster: {gpus: 8}\n";
+  auto bad = m.rows[0].sets;
+  bad.push_back("software=" + (dir / "not.yaml").string());
+  CHECK_THROWS_WITH(fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), bad),
+                    Catch::Contains("not.yaml") && Catch::Contains("not a software file"));
 }

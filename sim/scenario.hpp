@@ -13,7 +13,6 @@
 
 namespace fleetsim {
 namespace config { struct DeclaredInputs; }  // sim/config/declared_inputs.hpp
-namespace config { struct SoftwareCalibration; }  // sim/config/software_file.hpp
 
 struct ClusterSpec {
   GpuSpec gpu;
@@ -42,9 +41,6 @@ struct Scenario {
   // Numbers declared uncertain ({value, range} or a distribution; issue 25), null when none: the
   // fields above hold their values; sim/uncertainty/inputs.hpp draws the rest.
   std::shared_ptr<const config::DeclaredInputs> declared_inputs;
-  // The `fleetsim calibrate` file given with --set software=FILE, null when none: its fitted values
-  // are already in the fields above; this grades predictions made with them (sim/uncertainty).
-  std::shared_ptr<const config::SoftwareCalibration> software;
 };
 
 }  // namespace fleetsim

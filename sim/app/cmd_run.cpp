@@ -21,6 +21,7 @@
 #include "sim/pipeline/run_trace.hpp"
 #include "sim/results/progress.hpp"
 #include "sim/uncertainty/annotate.hpp"
+#include "sim/uncertainty/user_calibration.hpp"
 #include "sim/uncertainty/compare.hpp"
 #include "sim/uncertainty/inputs.hpp"
 #include "sim/uncertainty/waterfall_interval.hpp"

@@ -21,6 +21,7 @@
 #include "sim/step/step_model.hpp"
 #include "sim/step/trace.hpp"
 #include "sim/uncertainty/annotate.hpp"
+#include "sim/uncertainty/user_calibration.hpp"
 #include "sim/uncertainty/inputs.hpp"
 
 namespace fleetsim::app {
@@ -50,7 +51,7 @@ void print_uncertainty(const StepResult& r, const uncertainty::StepUncertainty& 
                 "\n%.0f%% intervals (model-form error of %s%s, sim/uncertainty)\n"
                 "  time of one training iteration  %.4g s  [%.4g, %.4g]\n"
                 "  model FLOPs utilization         %.4f  [%.4f, %.4f]\n",
-                100 * u.level, u.provenance.user_data ? "the software file's held-out rows" : "judged published cases",
+                100 * u.level, uncertainty::grade_label(u.provenance) == "calibrated (user data)" || u.provenance.why.rfind("outside the software file", 0) == 0 ? "the software file's held-out rows" : "judged published cases",
                 spread ? " and the declared uncertain inputs" : "", r.iteration_time.si(), t.lo, t.hi,
                 r.mfu, m.lo, m.hi);
   out << buf << "  provenance: " << uncertainty::grade_label(u.provenance) << " - " << u.provenance.why << "\n";

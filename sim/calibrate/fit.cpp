@@ -37,9 +37,11 @@ struct Problem {
   std::vector<const StackParameter*> params;
   VectorXd lo, hi;  // bounds of log(value)
   long long* evaluations;
+  std::vector<std::pair<const StackParameter*, double>> fixed;  // from traces
 
   [[nodiscard]] double predict(size_t row, const VectorXd& u) const {
     ClusterSpec c = m.rows[row].scenario.cluster;
+    for (const auto& [p, v] : fixed) p->set(c, v);
     for (size_t k = 0; k < params.size(); ++k) params[k]->set(c, std::exp(u[static_cast<Eigen::Index>(k)]));
     ++*evaluations;
     return evaluate_step(c, m.rows[row].scenario.workload).iteration_time.si();
@@ -164,6 +166,7 @@ const char* status_name(ParameterStatus s) {
     case ParameterStatus::SetByColumn: return "set by a column";
     case ParameterStatus::Unset: return "not set by the preset (0)";
     case ParameterStatus::NotAsked: return "set by the preset (not asked)";
+    case ParameterStatus::FromTraces: return "fitted on traces";
   }
   return "";
 }
@@ -200,7 +203,13 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
     f.preset = f.value = f.lo = f.hi = p.get(ref);
     bool by_column = false;
     for (const auto& c : m.columns) by_column = by_column || c == p.key;
-    if (!asked.empty() && !asked.count(p.name)) {
+    bool from_traces = false;
+    for (const auto& [name, v] : o.fixed)
+      if (name == p.name) from_traces = true, f.value = f.lo = f.hi = v;
+    if (from_traces) {
+      f.status = ParameterStatus::FromTraces;
+      f.why = "fitted on the profiler traces' GEMM shapes (--trace); held while the rows fit the rest";
+    } else if (!asked.empty() && !asked.count(p.name)) {
       f.status = ParameterStatus::NotAsked;
       f.why = "not in --fit";
     } else if (by_column) {
@@ -229,7 +238,9 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
     if (fits[k].status == ParameterStatus::Fitted) cand.push_back(k);
   auto problem_for = [&](const std::vector<size_t>& idx) {
     Problem P{m, {}, VectorXd(static_cast<Eigen::Index>(idx.size())), VectorXd(static_cast<Eigen::Index>(idx.size())),
-              &evaluations};
+              &evaluations, {}};
+    for (const auto& f : fits)
+      if (f.status == ParameterStatus::FromTraces) P.fixed.emplace_back(&f.p, f.value);
     for (size_t j = 0; j < idx.size(); ++j) {
       P.params.push_back(&fits[idx[j]].p);
       P.lo[static_cast<Eigen::Index>(j)] = std::log(fits[idx[j]].p.lo);
@@ -320,7 +331,7 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
     rf.measured_s = m.rows[i].measured_time_s;
     ++evaluations;
     rf.preset_s = evaluate_step(m.rows[i].scenario.cluster, m.rows[i].scenario.workload).iteration_time.si();
-    rf.fitted_s = cand.empty() ? rf.preset_s : P.predict(i, u);
+    rf.fitted_s = cand.empty() && P.fixed.empty() ? rf.preset_s : P.predict(i, u);
     rf.held_out_s = rf.fitted_s;
   }
   // Cross-validation: every calibration row predicted by a fit that did not see it, fitted the
@@ -381,7 +392,7 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
     }
   }
   for (auto& f : fits)
-    if (f.status != ParameterStatus::Fitted) f.lo = f.hi = f.value = f.preset;
+    if (f.status != ParameterStatus::Fitted && f.status != ParameterStatus::FromTraces) f.lo = f.hi = f.value = f.preset;
 
   std::vector<double> ep, ef, eh, jp, jf, abs_log_held;
   for (size_t i = 0; i < m.rows.size(); ++i) {

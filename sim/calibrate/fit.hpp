@@ -19,9 +19,12 @@ struct FitOptions {
   int draws = 200;               // bootstrap resamples
   std::uint64_t seed = 37;       // their stream
   double level = 0.8;            // of the bootstrap ranges and the prediction interval
+  // Parameters already fitted elsewhere (profiler traces: trace_fit.hpp), applied to every row
+  // and not refitted on the CSV rows.
+  std::vector<std::pair<std::string, double>> fixed;
 };
 
-enum class ParameterStatus { Fitted, NotExercised, Collinear, TooFewRows, SetByColumn, Unset, NotAsked };
+enum class ParameterStatus { Fitted, NotExercised, Collinear, TooFewRows, SetByColumn, Unset, NotAsked, FromTraces };
 [[nodiscard]] const char* status_name(ParameterStatus s);
 
 struct ParameterFit {

@@ -127,7 +127,7 @@ Scenario apply_sets(const ScenarioTree& tree, const std::vector<std::string>& gi
   try {
     Scenario s = build_scenario(params, path, emit.c_str());
     s.declared_inputs = collect_declared_inputs(std::move(params), path, s.resolved_yaml);
-    s.software = std::move(software);
+    remember_software(s, std::move(software));
     return s;
   } catch (const ConfigError& e) {
     if (sets.empty()) throw;

@@ -1,6 +1,9 @@
 // A `fleetsim calibrate` software file as overrides and a calibration record (software_file.hpp).
 #include "sim/config/software_file.hpp"
 
+#include <deque>
+#include <map>
+#include <mutex>
 #include <set>
 
 #include "sim/config/yaml_source.hpp"
@@ -60,7 +63,8 @@ SoftwareCalibration read_calibration(const std::string& file, const YAML::Node& 
     const std::string name = as<std::string>(kv.first, file, "parameters");
     const std::string at = "parameters." + name + ".";
     const YAML::Node e = kv.second;
-    if (as<std::string>(need(e, "status", file, at), file, at + "status") != "fitted") continue;
+    const std::string status = as<std::string>(need(e, "status", file, at), file, at + "status");
+    if (status != "fitted" && status != "fitted on traces") continue;
     SoftwareCalibration::Fitted f;
     f.name = name;
     f.key = as<std::string>(need(e, "key", file, at), file, at + "key");
@@ -77,7 +81,40 @@ SoftwareCalibration read_calibration(const std::string& file, const YAML::Node& 
   return c;
 }
 
+struct Registry {
+  std::mutex mutex;
+  std::map<std::string, std::shared_ptr<const SoftwareCalibration>> by_yaml;
+  std::deque<std::string> order;
+};
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+constexpr size_t kRemembered = 4096;
+
 }  // namespace
+
+void remember_software(const Scenario& s, std::shared_ptr<const SoftwareCalibration> c) {
+  Registry& r = registry();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  if (!c) {
+    r.by_yaml.erase(s.resolved_yaml);  // the same document loaded without a file
+    return;
+  }
+  if (r.by_yaml.emplace(s.resolved_yaml, c).second) r.order.push_back(s.resolved_yaml);
+  else r.by_yaml[s.resolved_yaml] = std::move(c);
+  while (r.order.size() > kRemembered) {
+    r.by_yaml.erase(r.order.front());
+    r.order.pop_front();
+  }
+}
+
+std::shared_ptr<const SoftwareCalibration> software_of(const Scenario& s) {
+  Registry& r = registry();
+  const std::lock_guard<std::mutex> lock(r.mutex);
+  const auto it = r.by_yaml.find(s.resolved_yaml);
+  return it == r.by_yaml.end() ? nullptr : it->second;
+}
 
 std::shared_ptr<const SoftwareCalibration> expand_software_sets(std::vector<std::string>& sets) {
   std::string file;

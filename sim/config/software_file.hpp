@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "sim/scenario.hpp"
+
 namespace fleetsim::config {
 
 struct SoftwareCalibration {
@@ -37,5 +39,12 @@ struct SoftwareCalibration {
 // the file's calibration, or null when no `software=` is given. Throws ConfigError naming the file
 // and key for a missing, unreadable or malformed file, or for two `software=` overrides.
 [[nodiscard]] std::shared_ptr<const SoftwareCalibration> expand_software_sets(std::vector<std::string>& sets);
+
+// The software file a scenario was loaded with (`--set software=FILE`), or null. Interim, until the
+// scenario's own `software:` key carries it: load_scenario records it under the scenario's resolved
+// document (which holds the file's fitted values), so a scenario is found by its resolved text; the
+// record keeps the last 4,096 such scenarios (a sweep reloads each point, and finds it again).
+void remember_software(const Scenario& s, std::shared_ptr<const SoftwareCalibration> c);
+[[nodiscard]] std::shared_ptr<const SoftwareCalibration> software_of(const Scenario& s);
 
 }  // namespace fleetsim::config

@@ -21,7 +21,7 @@ StepUncertainty scenario_step_uncertainty(const Scenario& s, double level) {
   ParameterTerm p = parameter_term(s.cluster, s.workload, shipped_parameter_draws(), level);
   StepUncertainty shipped = add_parameter_term(u, p.half_width, std::move(p.parameters));
   // A user's software file grades the prediction by its own held-out residuals (user_calibration.hpp).
-  if (s.software) return user_step_uncertainty(s, *s.software, level, shipped);
+  if (const auto software = config::software_of(s)) return user_step_uncertainty(s, *software, level, shipped);
   return shipped;
 }
 

@@ -31,11 +31,6 @@ const char* grade_name(Grade g) {
   return "uncalibrated";
 }
 
-std::string grade_label(const Provenance& p) {
-  if (p.user_data && p.grade == Grade::Calibrated) return "calibrated (user data)";
-  return grade_name(p.grade);
-}
-
 double widening(Grade g) {
   switch (g) {
     case Grade::Calibrated: return 1.0;

@@ -25,11 +25,7 @@ struct Provenance {
   Grade grade = Grade::Uncalibrated;
   std::string why;                   // one line
   std::vector<std::string> sources;  // the published tables whose residuals judge it
-  bool user_data = false;            // graded from a user's software file (user_calibration.hpp)
 };
-// The grade as printed: grade_name, or "calibrated (user data)" for a user's software file inside
-// its measured range ("extrapolated" outside it says so in `why`).
-[[nodiscard]] std::string grade_label(const Provenance& p);
 
 // Smallest group whose residuals grade a prediction calibrated (and below which a group is not
 // used on its own): 4 is the least n at which the 80% conformal rank ceil((n+1) 0.8) is <= n.

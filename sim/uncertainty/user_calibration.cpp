@@ -16,7 +16,15 @@ std::string fmt(double v) {
   return buf;
 }
 
+constexpr const char* kUserSource = "user measurements in ";
+
 }  // namespace
+
+std::string grade_label(const Provenance& p) {
+  const bool user = !p.sources.empty() && p.sources.front().rfind(kUserSource, 0) == 0;
+  if (user && p.grade == Grade::Calibrated) return "calibrated (user data)";
+  return grade_name(p.grade);
+}
 
 double conformal_half_width(std::vector<double> a, double level) {
   const auto k = static_cast<size_t>(std::ceil((static_cast<double>(a.size()) + 1) * level));
@@ -52,16 +60,14 @@ StepUncertainty user_step_uncertainty(const Scenario& s, const config::SoftwareC
     outside.push_back("precision " + f.precision + " not measured");
   StepUncertainty u;
   u.level = level;
-  u.provenance.sources = {"user measurements in " + c.file + ": " + std::to_string(c.rows) + " calibration rows, " +
+  u.provenance.sources = {kUserSource + c.file + ": " + std::to_string(c.rows) + " calibration rows, " +
                           c.held_out_method + " held-out error " + fmt(100 * c.held_out_error) + "%"};
   if (outside.empty()) {
     u.provenance.grade = Grade::Calibrated;
-    u.provenance.user_data = true;
     u.provenance.why = "the software file's GPU, GPU count (" + std::to_string(c.gpus_lo) + "-" +
                        std::to_string(c.gpus_hi) + "), model size and precision cover this scenario";
   } else {
     u.provenance.grade = Grade::Extrapolated;
-    u.provenance.user_data = true;
     u.provenance.why = "outside the software file's measured range: ";
     for (size_t i = 0; i < outside.size(); ++i) u.provenance.why += (i ? "; " : "") + outside[i];
   }

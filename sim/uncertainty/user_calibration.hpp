@@ -8,6 +8,7 @@
 //                            an unmeasured precision); the half-width widened as widening() says.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "sim/config/software_file.hpp"
@@ -15,6 +16,11 @@
 #include "sim/uncertainty/step_interval.hpp"
 
 namespace fleetsim::uncertainty {
+
+// The grade as printed: grade_name, or "calibrated (user data)" for a prediction graded by a user's
+// software file inside its measured range (its sources name the file; "extrapolated" outside it
+// says so in `why`).
+[[nodiscard]] std::string grade_label(const Provenance& p);
 
 // The split-conformal half-width (log T) at `level` of |log residuals|: the ceil((n+1) level)-th
 // smallest (Lei et al. 2018; as step_uncertainty), or -1 when that rank exceeds n (too few).

@@ -15,5 +15,6 @@ void add_sweep_command(CLI::App& app);
 void add_import_command(CLI::App& app);   // import megatron | nemo
 void add_pool_command(CLI::App& app);
 void add_plan_command(CLI::App& app);   // plan, plan --target (sim/plan)
+void add_infer_command(CLI::App& app);  // infer (sim/serving)
 
 }  // namespace fleetsim::app

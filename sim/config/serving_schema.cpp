@@ -20,13 +20,28 @@ std::shared_ptr<Schema> make(std::string name, std::string doc, std::vector<Fiel
   return s;
 }
 
-std::shared_ptr<const Schema> slo_schema() {
+}  // namespace
+
+std::shared_ptr<const Schema> serving_slo_schema() {
   static const auto s = make("slo", "Latency targets; with one given, the answer is the highest load that meets it.", {
       quantity("ttft_p99", dim<Seconds>(), "0 s", "99th percentile of the time to first token (0 = none)", 0, false),
       quantity("tpot_p99", dim<Seconds>(), "0 s", "99th percentile of the time per output token after the first (0 = none)", 0, false),
   });
   return s;
 }
+
+std::shared_ptr<const Schema> serving_layout_schema() {
+  static const auto s = make("layout", "One replica's layout and precision (the serving: section's keys).", {
+      integer("tensor_model_parallel_size", "1", "TP of one replica", 1, limits::kMaxGpus),
+      integer("pipeline_model_parallel_size", "1", "PP of one replica", 1, limits::kMaxGpus),
+      integer("expert_model_parallel_size", "1", "EP inside TP", 1, limits::kMaxGpus),
+      choice("precision", {"bf16", "fp16", "fp8"}, "bf16", "weights and GEMMs"),
+      choice("kv_cache_precision", {"auto", "bf16", "fp16", "fp8"}, "auto", "KV-cache elements; auto = fp8 under fp8, else 16-bit"),
+  });
+  return s;
+}
+
+namespace {
 
 std::shared_ptr<const Schema> engine_schema() {
   static const auto s = make("engine", "The in-flight batcher and the engine's fixed costs (TensorRT-LLM defaults).", {
@@ -61,10 +76,47 @@ std::shared_ptr<const Schema> serving_schema() {
       integer("input_tokens", "0", "prompt tokens per request (required by fleetsim infer)", 0, 1 << 24),
       integer("output_tokens", "0", "generated tokens per request (required by fleetsim infer)", 0, 1 << 24),
       real("requests_per_s", "0", "offered load, Poisson arrivals; absent = offline maximum throughput", 0),
-      section("slo", slo_schema(), "p99 TTFT / TPOT targets: the answer is the highest load that meets them"),
+      section("slo", serving_slo_schema(), "p99 TTFT / TPOT targets: the answer is the highest load that meets them"),
       section("engine", engine_schema(), "batcher settings and fitted engine overheads"),
   });
   return s;
+}
+
+ModelSpec load_serving_model(const std::string& name, const std::string& file, const std::string& key) {
+  Resolver r;
+  const std::string path = r.find_preset("workloads", name, file, key);
+  ParamSet mp = r.resolve(read_yaml_file(path), *kind_schema("workloads"), key, path);
+  ModelSpec m = build_model(mp);
+  if (m.name.empty()) m.name = name;
+  return m;
+}
+
+ServingSpec serving_spec_for_group(const ParamSet& row, const std::string& file, const std::string& prefix) {
+  ServingSpec o;
+  o.enabled = true;
+  o.model_name = row.text("model");
+  o.model = load_serving_model(o.model_name, file, prefix + ".model");
+  const ParamSet& l = row.sub("layout");
+  o.precision = parse_serving_precision(l.text("precision"));
+  const std::string& kv = l.text("kv_cache_precision");
+  o.kv_cache_precision = kv == "auto" ? (o.precision == ServingPrecision::Fp8 ? ServingPrecision::Fp8 : o.precision)
+                                      : parse_serving_precision(kv);
+  o.tp = l.integer("tensor_model_parallel_size");
+  o.pp = l.integer("pipeline_model_parallel_size");
+  o.ep = l.integer("expert_model_parallel_size");
+  o.input_tokens = row.integer("input_tokens");
+  o.output_tokens = row.integer("output_tokens");
+  const ParamSet& slo = row.sub("slo");
+  o.slo.ttft_p99_s = slo.get<Seconds>("ttft_p99").si();
+  o.slo.tpot_p99_s = slo.get<Seconds>("tpot_p99").si();
+  if (o.input_tokens <= 0) throw ConfigError(file, prefix + ".input_tokens", "with model: give the prompt tokens per request (>= 1)");
+  if (o.output_tokens <= 0) throw ConfigError(file, prefix + ".output_tokens", "with model: give the generated tokens per request (>= 1)");
+  if (slo.at("ttft_p99").origin != "default" && !(o.slo.ttft_p99_s > 0))
+    throw ConfigError(file, prefix + ".slo.ttft_p99", "must be > 0 (e.g. '2 s')");
+  if (slo.at("tpot_p99").origin != "default" && !(o.slo.tpot_p99_s > 0))
+    throw ConfigError(file, prefix + ".slo.tpot_p99", "must be > 0 (e.g. '50 ms')");
+  check_serving_request(o, file, prefix, prefix + ".layout");
+  return o;
 }
 
 ServingPrecision parse_serving_precision(const std::string& word) {
@@ -79,12 +131,8 @@ void build_serving(const ParamSet& p, bool present, Scenario& s, const std::stri
     o.model = s.workload.model;
     o.model_name = s.workload.model.name;
   } else {
-    Resolver r;
-    const std::string path = r.find_preset("workloads", name, file, "serving.model");
-    ParamSet mp = r.resolve(read_yaml_file(path), *kind_schema("workloads"), "serving.model", path);
-    o.model = build_model(mp);
+    o.model = load_serving_model(name, file, "serving.model");
     o.model_name = name;
-    if (o.model.name.empty()) o.model.name = name;
   }
   o.precision = parse_serving_precision(p.text("precision"));
   const std::string& kv = p.text("kv_cache_precision");
@@ -119,9 +167,13 @@ void build_serving(const ParamSet& p, bool present, Scenario& s, const std::stri
   check_serving_request(o, file, "serving");
 }
 
-void check_serving_request(const ServingSpec& o, const std::string& file, const std::string& prefix) {
+void check_serving_request(const ServingSpec& o, const std::string& file, const std::string& prefix,
+                           const std::string& layout_prefix) {
   const ModelSpec& m = o.model;
-  auto fail = [&](const std::string& key, const std::string& msg) { throw ConfigError(file, prefix + "." + key, msg); };
+  auto fail = [&](const std::string& key, const std::string& msg) {
+    const bool layout = key.find("_model_parallel_size") != std::string::npos;
+    throw ConfigError(file, (layout && !layout_prefix.empty() ? layout_prefix : prefix) + "." + key, msg);
+  };
   if (o.input_tokens + static_cast<long long>(o.output_tokens) > m.seq_length)
     fail(o.input_tokens > m.seq_length ? "input_tokens" : "output_tokens",
          std::to_string(o.input_tokens) + " + " + std::to_string(o.output_tokens) + " tokens is beyond the context of " +

@@ -3,9 +3,15 @@
 // beyond the model's context, a layout that does not divide the model.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
+#include <filesystem>
+#include <fstream>
+
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
 #include "sim/serving/serving_model.hpp"
+#include "tests/test_paths.hpp"
 
 namespace {
 
@@ -81,4 +87,34 @@ TEST_CASE("latency grows with the offered load and the batch with it", "[serving
   CHECK(hi.tpot_mean_s > lo.tpot_mean_s);
   CHECK(hi.batch_size_mean > lo.batch_size_mean);
   CHECK(hi.output_tokens_per_s_per_gpu > lo.output_tokens_per_s_per_gpu);
+}
+
+TEST_CASE("a pool inference group given by model and requests gets its replicas from the serving model", "[config][serving][pool]") {
+  const auto s = fleetsim::config::load_scenario("pool-colocation-slo");
+  REQUIRE(s.pool.inference.size() == 1);
+  const auto& g = s.pool.inference[0];
+  CHECK(g.replica_gpus == 4);
+  REQUIRE(g.replica_requests_per_s > 0);
+  CHECK(g.peak_replicas == static_cast<int>(std::ceil(g.requests_per_s / g.replica_requests_per_s - 1e-9)));
+  // Without requests_per_s, with an unreachable SLO or an input beyond the context, the group is
+  // refused naming its key (scenarios written to a temporary folder, extending the shipped one).
+  auto refusal = [](const std::string& row_extra) {
+    const auto dir = std::filesystem::temp_directory_path() / "fleetsim_serving_keys_test";
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "bad_group.yaml";
+    std::ofstream(file) << "extends: " << fleetsim::testing::source_dir() << "/scenarios/pool-colocation-slo.yaml\n"
+                        << "pool:\n  inference:\n    - {name: x, model: llama3.1-70b, layout: {tensor_model_parallel_size: 4, "
+                           "precision: fp8}, input_tokens: 2000, output_tokens: 500, " << row_extra << "}\n";
+    try {
+      (void)fleetsim::config::load_scenario(file.string());
+    } catch (const fleetsim::ConfigError& e) {
+      return std::string(e.what());
+    }
+    return std::string("accepted");
+  };
+  CHECK(refusal("slo: {ttft_p99: 2 s}").find("pool.inference[0].requests_per_s") != std::string::npos);
+  CHECK(refusal("requests_per_s: 100, slo: {tpot_p99: 1 ms}").find("pool.inference[0].slo.tpot_p99") != std::string::npos);
+  CHECK(refusal("requests_per_s: 100, input_tokens: 200000").find("pool.inference[0].input_tokens") != std::string::npos);
+  CHECK(refusal("requests_per_s: 100, layout: {tensor_model_parallel_size: 3}").find("pool.inference[0].layout.tensor_model_parallel_size") !=
+        std::string::npos);
 }

@@ -10,6 +10,7 @@
 
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
+#include "sim/pool/pool_model.hpp"
 #include "sim/serving/serving_model.hpp"
 #include "tests/test_paths.hpp"
 
@@ -117,4 +118,20 @@ TEST_CASE("a pool inference group given by model and requests gets its replicas 
   CHECK(refusal("requests_per_s: 100, input_tokens: 200000").find("pool.inference[0].input_tokens") != std::string::npos);
   CHECK(refusal("requests_per_s: 100, layout: {tensor_model_parallel_size: 3}").find("pool.inference[0].layout.tensor_model_parallel_size") !=
         std::string::npos);
+}
+
+TEST_CASE("tidal co-location of request-sized services lends GPU-hours, raises the pool's allocation and counts the "
+          "requests it leaves beyond the running replicas", "[serving][pool]") {
+  auto sim = [](const char* colocation) {
+    const auto s = fleetsim::config::load_scenario("pool-colocation-slo", {"pool.duration=7 d", std::string("pool.colocation=") + colocation});
+    return fleetsim::pool::simulate_pool(s, 1);
+  };
+  const auto tidal = sim("tidal"), none = sim("none");
+  const auto& t = tidal.replications.at(0);
+  const auto& n = none.replications.at(0);
+  CHECK(t.inference_gpu_hours_lent > 0);
+  CHECK(n.inference_gpu_hours_lent == 0);
+  CHECK(t.allocation_share > n.allocation_share);
+  CHECK(t.inference_slo_violation_share >= 0);
+  CHECK(t.inference_slo_violation_share < 0.05);
 }

@@ -232,8 +232,8 @@ std::shared_ptr<const std::string> Studio::plan(const PlanRequest& r, const Prog
   // and its answer is kept (a plan's work is bounded by its candidate space).
   auto listening = std::make_shared<std::atomic<bool>>(true);
   if (progress)
-    opt.progress = [&progress, listening](int done, int total) {
-      if (*listening && !progress(done, total)) *listening = false;
+    opt.progress = [&progress, listening](const plan::Progress& p) {
+      if (*listening && !progress(p.designs_done, p.designs)) *listening = false;
     };
   const plan::Evaluation ev = plan::evaluate_plan(spec, opt);
   const plan::Summary s = plan::summarize(spec, ev.designs);

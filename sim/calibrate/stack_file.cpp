@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/uncertainty/features.hpp"
 
@@ -198,18 +199,9 @@ std::string stack_yaml(const Measurements& m, const Calibration& c, const StackI
 }
 
 void write_stack_file(const std::string& path, const std::string& text) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << text;
-    if (!out) throw ConfigError("", "-o", "cannot write '" + path + "'");
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw ConfigError("", "-o", "cannot write '" + path + "'");
-  }
+  // The project's one writer of user-named files (sim/core/atomic_file.hpp): never renamed over a
+  // FIFO, device or directory, no temporary left behind.
+  write_file_atomically(path, "-o", "the software file", [&](std::ostream& out) { out << text; });
 }
 
 }  // namespace fleetsim::calibrate

@@ -291,7 +291,7 @@ void check_one_line(const Outcome& o, const std::string& expect) {
 
 }  // namespace
 
-TEST_CASE("issue 40: plan -o, validate --write-residuals and a sweep's own files refuse a FIFO or a directory up front", "[scenario]") {
+TEST_CASE("issue 40: plan -o, validate --write-residuals, calibrate -o and a sweep's own files refuse a FIFO or a directory up front", "[scenario]") {
   const fs::path dir = fresh_dir("fleetsim_writers");
   const fs::path fifo = dir / "f.h5", folder = dir / "folder", plan = one_design_plan(dir);
   REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
@@ -303,6 +303,10 @@ TEST_CASE("issue 40: plan -o, validate --write-residuals and a sweep's own files
                  "--write-residuals: '" + fifo.string() + "' is not a regular file (a device, FIFO or socket)");
   check_one_line(run_fleetsim("validate --write-residuals " + folder.string()),
                  "--write-residuals: '" + folder.string() + "' is a directory");
+  check_one_line(run_fleetsim("calibrate " + (dir / "m.csv").string() + " -o " + fifo.string()),
+                 "-o: '" + fifo.string() + "' is not a regular file");
+  check_one_line(run_fleetsim("calibrate " + (dir / "m.csv").string() + " -o " + folder.string()),
+                 "-o: '" + folder.string() + "' is a directory");
   // A sweep folder whose index.csv is a FIFO: refused before any point runs.
   const fs::path sweep_dir = dir / "sweep";
   fs::create_directories(sweep_dir);

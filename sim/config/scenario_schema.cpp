@@ -264,7 +264,8 @@ S training_schema() {
   return make_schema("training", "The batch and the training length.", {
       integer("micro_batch_size", "1", "sequences per microbatch"),
       integer("global_batch_size", "", "sequences per iteration"),
-      quantity("train_tokens", dim<Tokens>(), "0T", "tokens to train (0 = until run.duration ends)", 0, false),
+      with_max(quantity("train_tokens", dim<Tokens>(), "0T", "tokens to train (0 = until run.duration ends)", 0, false),
+               limits::kMaxTrainTokens),
       boolean("use_flash_attn", "true", "fused (flash) attention; false = unfused softmax over s x s (Megatron SC'21)"),
       choice("precision", {"bf16", "fp16", "fp8", "nvfp4"}, "bf16",
              "bf16 accumulates and reduces gradients in fp32 (Megatron, Llama 3 §3.3.2); "

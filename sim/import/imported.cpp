@@ -4,7 +4,9 @@
 #include <climits>
 #include <sstream>
 
+#include "sim/core/checked.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::importer {
 
@@ -147,7 +149,10 @@ std::string scenario_yaml(const Imported& imp) {
   y << "  training:\n"
     << "    micro_batch_size: " << imp.micro_batch_size << "\n"
     << "    global_batch_size: " << imp.global_batch_size << "\n";
-  if (imp.train_tokens > 0) y << "    train_tokens: " << static_cast<long long>(imp.train_tokens) << " tokens\n";
+  if (imp.train_tokens > 0)
+    y << "    train_tokens: "
+      << input_integer<long long>(imp.train_tokens, imp.source, "train_tokens", "the tokens to train", 0, limits::kMaxTrainTokens)
+      << " tokens\n";
   y << "    precision: " << imp.precision << "\n";
   if (!imp.fp8_recipe.empty()) y << "    fp8_recipe: " << imp.fp8_recipe << "\n";
   y << "    use_flash_attn: " << yes(imp.flash_attention) << "\n"

@@ -5,7 +5,9 @@
 #include <set>
 #include <sstream>
 
+#include "sim/core/checked.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::importer {
 namespace {
@@ -268,9 +270,12 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
   imp.global_batch_size = integer(a, "--global-batch-size", 0);
   // Training length: --train-iters x global batch, or --train-samples, in tokens.
   if (const int iters = integer(a, "--train-iters", 0); iters > 0)
-    imp.train_tokens = static_cast<double>(iters) * imp.global_batch_size * imp.seq_length;
+    imp.train_tokens = input_integer<long long>(static_cast<double>(iters) * imp.global_batch_size * imp.seq_length,
+                                                kSource, "--train-iters", "--train-iters x --global-batch-size x --seq-length tokens",
+                                                0, limits::kMaxTrainTokens);
   else if (const int samples = integer(a, "--train-samples", 0); samples > 0)
-    imp.train_tokens = static_cast<double>(samples) * imp.seq_length;
+    imp.train_tokens = input_integer<long long>(static_cast<double>(samples) * imp.seq_length, kSource, "--train-samples",
+                                                "--train-samples x --seq-length tokens", 0, limits::kMaxTrainTokens);
   use({"--train-iters", "--train-samples"});
   if (has("--bf16")) imp.precision = "bf16";
   else if (has("--fp16")) imp.precision = "fp16";

@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "sim/core/checked.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/limits.hpp"
@@ -292,7 +293,9 @@ Imported read_nemo_recipe_text(const std::string& text, const std::string& path)
   const std::string steps = r.first_of({"trainer.max_steps", "train.train_iters"});
   const int iters = steps.empty() ? 0 : r.integer(steps, 0);
   if (iters > 0 && imp.global_batch_size > 0 && imp.seq_length > 0)
-    imp.train_tokens = static_cast<double>(iters) * imp.global_batch_size * imp.seq_length;
+    imp.train_tokens = input_integer<long long>(static_cast<double>(iters) * imp.global_batch_size * imp.seq_length,
+                                                path, steps, steps + " x global_batch_size x seq_length tokens", 0,
+                                                limits::kMaxTrainTokens);
   // Precision: NeMo 1 trainer.precision with model.fp8 (Transformer Engine, delayed scaling: NeMo
   // 1's only FP8 recipe); Megatron-Bridge mixed_precision, a recipe name
   // ("bf16_with_fp8_current_scaling_mixed") or a mapping (fp8, fp8_recipe, ...).

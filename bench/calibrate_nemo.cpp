@@ -31,6 +31,7 @@
 
 #include "sim/step/step_model.hpp"
 #include "sim/reproduce/deepseek_v3.hpp"
+#include "sim/reproduce/megatron_bridge.hpp"
 #include "sim/reproduce/nemo.hpp"
 #include "sim/reproduce/step_sources.hpp"
 #include "sim/uncertainty/parameter_fit.hpp"
@@ -105,16 +106,38 @@ int fit_blockwise() {
 int main(int argc, char** argv) {
   try {
     std::string gpu = "h100";
-    bool blockwise = false;
+    bool blockwise = false, nvfp4 = false;
     for (int i = 1; i < argc; ++i) {
       const std::string a = argv[i];
       if (a == "--gpu" && i + 1 < argc) gpu = argv[++i];
       else if (a == "--fp8-blockwise") blockwise = true;
+      else if (a == "--nvfp4") nvfp4 = true;
       else if (a == "--iterations" && i + 1 < argc) ++i;  // accepted for old scripts; the 1-D fit needs none
       else {
-        std::fprintf(stderr, "calibrate_nemo: unknown argument '%s' (use --gpu h100|b200|gb300, --fp8-blockwise)\n", a.c_str());
+        std::fprintf(stderr, "calibrate_nemo: unknown argument '%s' (use --gpu h100|b200|gb200|gb300, --fp8-blockwise, --nvfp4)\n", a.c_str());
         return 2;
       }
+    }
+    if (nvfp4) {
+      // gemm_efficiency_fp4 on the Megatron-Bridge NVFP4 calibration rows (megatron_bridge.hpp);
+      // B200 / B300 carry GB200's / GB300's fit (the same dies, no NVFP4 dense row of their own).
+      if (gpu != "gb200" && gpu != "gb300") {
+        std::fprintf(stderr, "calibrate_nemo: --nvfp4 has calibration rows for gb200 and gb300 only, got '%s'\n", gpu.c_str());
+        return 2;
+      }
+      const uncertainty::CalibrationFamily fam = uncertainty::calibration_family(gpu + "-nvfp4");
+      std::vector<reproduce::StepCase> judged;
+      for (auto& c : reproduce::megatron_bridge_dense_cases())
+        if (!c.calibration && c.precision_label == "NVFP4" && c.system == fam.rows.front().system) judged.push_back(std::move(c));
+      const std::vector<double> x0 = fam.preset();
+      print_cases("calibration (preset)", fam.rows, errors(fam.rows, fam, x0));
+      const std::vector<double> best = uncertainty::fit_family(fam, x0);
+      print_cases("calibration (fitted on)", fam.rows, errors(fam.rows, fam, best));
+      print_cases("judged (not fitted on)", judged, errors(judged, fam, best));
+      const auto& p = fam.params.front();
+      std::printf("\n  %s: %.3f   bound [%.2f, %.2f]%s: %s\n", p.name.c_str(), best[0], p.lo, p.hi,
+                  (best[0] <= p.lo + 1e-6 || best[0] >= p.hi - 1e-6) ? " AT BOUND" : "", p.bound_source.c_str());
+      return 0;
     }
     if (gpu != "h100" && gpu != "b200" && gpu != "gb300") {
       std::fprintf(stderr, "calibrate_nemo: --gpu must be h100, b200 or gb300, got '%s'\n", gpu.c_str());

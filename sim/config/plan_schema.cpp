@@ -119,7 +119,9 @@ S failure_row() {
 
 S precision_row() {
   return make("plan precision", "One training precision to consider.", {
-      text("precision", "", "a workload.training.precision value (bf16, fp16, fp8; `fleetsim describe` lists the scenario's)"),
+      text("precision", "", "a workload.training.precision value (bf16, fp16, fp8, nvfp4; `fleetsim describe` lists the scenario's)"),
+      text("fp8_recipe", "",
+           "with precision fp8: a workload.training.fp8_recipe value (delayed, current, mxfp8, blockwise); empty: the base's"),
   });
 }
 

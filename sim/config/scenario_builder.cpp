@@ -20,11 +20,13 @@ GpuSpec build_gpu(const ParamSet& p) {
   g.hbm_bandwidth = p.get<BytesPerSecond>("hbm_bandwidth");
   g.peak_bf16 = p.get<FlopsPerSecond>("peak_bf16");
   g.peak_fp8 = p.get<FlopsPerSecond>("peak_fp8");
+  g.peak_fp4 = p.get<FlopsPerSecond>("peak_fp4");
   g.sm_count = p.integer("sm_count");
   g.tdp = p.get<Watts>("tdp");
   g.idle_power = p.get<Watts>("idle_power");
   g.gemm_efficiency = p.num("gemm_efficiency");
   g.gemm_efficiency_fp8 = p.num("gemm_efficiency_fp8");
+  g.gemm_efficiency_fp4 = p.num("gemm_efficiency_fp4");
   g.fp8_blockwise_gemm_ratio = p.num("fp8_blockwise_gemm_ratio");
   g.gemm_half_efficiency_work = p.get<Flops>("gemm_half_efficiency_work");
   g.attention_efficiency = p.num("attention_efficiency");
@@ -456,12 +458,29 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.workload.training.grad_reduce_in_fp32 = tr.flag("grad_reduce_in_fp32");
   s.workload.training.fp8_param_gather = tr.flag("fp8_param_gather");
   const std::string& precision = tr.text("precision");
-  s.workload.training.precision = precision == "fp16" ? Precision::Fp16 : precision == "fp8" ? Precision::Fp8 : Precision::Bf16;
+  s.workload.training.precision = precision == "fp16"    ? Precision::Fp16
+                                  : precision == "fp8"   ? Precision::Fp8
+                                  : precision == "nvfp4" ? Precision::Nvfp4
+                                                         : Precision::Bf16;
   const std::string& recipe = tr.text("fp8_recipe");
   s.workload.training.fp8_recipe = recipe == "current"     ? Fp8Recipe::Current
                                    : recipe == "mxfp8"     ? Fp8Recipe::Mxfp8
                                    : recipe == "blockwise" ? Fp8Recipe::Blockwise
                                                            : Fp8Recipe::Delayed;
+  if (s.workload.training.precision == Precision::Nvfp4) {
+    const GpuSpec& g = s.cluster.gpu;
+    const std::string file_or = origin_of(wl, "training", file);
+    std::string has = "bf16, fp16";
+    if (g.peak_fp8.si() > 0 && g.gemm_efficiency_fp8 > 0) has += ", fp8";
+    if (g.peak_fp4.si() <= 0)
+      throw ConfigError(file_or, "workload.training.precision",
+                        "nvfp4 needs a GPU with FP4 tensor cores (Blackwell: b200, gb200, b300, gb300); " + g.name +
+                            " has peak_fp4 = 0; the precisions it has: " + has);
+    if (g.gemm_efficiency_fp4 <= 0)
+      throw ConfigError(file_or, "workload.training.precision",
+                        "nvfp4 needs the GPU's gemm_efficiency_fp4 (fraction of peak_fp4, 0 < x <= 1); " + g.name +
+                            " does not set it; the precisions it has: " + has);
+  }
   if (s.workload.training.precision == Precision::Fp8) {
     const GpuSpec& g = s.cluster.gpu;
     const std::string file_or = origin_of(wl, "training", file);

@@ -47,11 +47,15 @@ S gpu_schema() {
       quantity("hbm_bandwidth", dim<BytesPerSecond>(), "", "HBM bandwidth, datasheet peak"),
       quantity("peak_bf16", dim<FlopsPerSecond>(), "", "dense BF16/FP16 tensor-core peak"),
       quantity("peak_fp8", dim<FlopsPerSecond>(), "0 TFLOP/s", "dense FP8 peak (0 when none)", 0.0, false),
+      quantity("peak_fp4", dim<FlopsPerSecond>(), "0 TFLOP/s",
+               "dense NVFP4 tensor-core peak (0 when the GPU has no FP4 tensor cores: A100, Hopper)", 0.0, false),
       integer("sm_count", "", "streaming multiprocessors (wave quantization of GEMMs)"),
       quantity("tdp", dim<Watts>(), "", "board power limit"),
       quantity("idle_power", dim<Watts>(), "", "power while idle (restarts, waiting)"),
       real("gemm_efficiency", "0.8", "fraction of peak reached by large well-shaped GEMMs (calibrated)", 0, 1, true),
       real("gemm_efficiency_fp8", "0", "fraction of peak_fp8 reached by large well-shaped FP8 GEMMs (calibrated; 0 = none)", 0, 1),
+      real("gemm_efficiency_fp4", "0",
+           "fraction of peak_fp4 reached by large well-shaped NVFP4 GEMMs (calibrated; 0 = none)", 0, 1),
       real("fp8_blockwise_gemm_ratio", "0",
            "throughput of an FP8 GEMM with blockwise scales (1x128 / 128x128, fp8_recipe blockwise) over the "
            "per-tensor-scaled one (calibrated; 0 = not calibrated)", 0, 1),
@@ -264,10 +268,11 @@ S training_schema() {
       with_max(quantity("train_tokens", dim<Tokens>(), "0T", "tokens to train (0 = until run.duration ends)", 0, false),
                limits::kMaxTrainTokens),
       boolean("use_flash_attn", "true", "fused (flash) attention; false = unfused softmax over s x s (Megatron SC'21)"),
-      choice("precision", {"bf16", "fp16", "fp8"}, "bf16",
+      choice("precision", {"bf16", "fp16", "fp8", "nvfp4"}, "bf16",
              "bf16 accumulates and reduces gradients in fp32 (Megatron, Llama 3 §3.3.2); "
              "fp16 reduces 16-bit gradients and pays loss-scaling passes in the optimizer (Megatron SC'21); "
-             "fp8: Transformer Engine FP8 linear layers, BF16 elsewhere, gradients as bf16"),
+             "fp8: Transformer Engine FP8 linear layers, BF16 elsewhere, gradients as bf16; "
+             "nvfp4: the same linear layers in NVFP4 (Blackwell FP4 tensor cores; sim/step/fp8.hpp)"),
       boolean("gradient_accumulation_fusion", "false",
               "the weight-gradient GEMM accumulates into the fp32 main gradient (Megatron-core / NeMo "
               "--gradient-accumulation-fusion); false: a separate memory-bound add per microbatch (Megatron 2021)"),

@@ -16,12 +16,14 @@ struct GpuSpec {
   BytesPerSecond hbm_bandwidth;        // datasheet peak
   FlopsPerSecond peak_bf16;            // dense BF16/FP16 tensor-core peak
   FlopsPerSecond peak_fp8;             // dense FP8 peak (0 when the GPU has none)
+  FlopsPerSecond peak_fp4;             // dense NVFP4 (E2M1, 16-element block scales) peak (0 when none)
   int sm_count = 0;                    // streaming multiprocessors: wave quantization of GEMMs
   Watts tdp;                           // board power limit
   Watts idle_power;                    // power when idle (restarts, waiting)
   // Calibration (physical, fitted on data separate from validation; see scripts/calibrate).
   double gemm_efficiency = 0.8;        // fraction of peak a large, well-shaped GEMM reaches
   double gemm_efficiency_fp8 = 0.0;    // the same for FP8 GEMMs, fraction of peak_fp8 (0 = not calibrated)
+  double gemm_efficiency_fp4 = 0.0;    // the same for NVFP4 GEMMs, fraction of peak_fp4 (0 = not calibrated)
   // FP8 GEMM with blockwise scales (1 x 128 / 128 x 128, DeepSeek-V3) over the per-tensor-scaled
   // one, same shape (0 = not calibrated; sim/step/fp8.hpp).
   double fp8_blockwise_gemm_ratio = 0.0;

@@ -28,7 +28,7 @@ const std::set<std::string> kFlags = {
     "--apply-layernorm-1p", "--no-position-embedding", "--calculate-per-token-loss",
     "--embedding-weights-in-fp32", "--rotary-position-embeddings-in-fp32", "--attention-softmax-in-fp32",
     "--multi-latent-attention", "--no-overlap-p2p-communication", "--account-for-embedding-in-pipeline-split",
-    "--account-for-loss-in-pipeline-split", "--use-tp-pp-dp-mapping", "--grad-reduce-in-bf16", "--cpu-offloading"};
+    "--account-for-loss-in-pipeline-split", "--use-tp-pp-dp-mapping", "--grad-reduce-in-bf16", "--cpu-offloading", "--fp4-param"};
 
 // Read and set aside: optimizer hyperparameters, data, logging, checkpoint paths, initialization,
 // numerics that do not change the work of an iteration.
@@ -290,10 +290,19 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
     else if (recipe == "mxfp8" || recipe == "blockwise") imp.fp8_recipe = recipe;
     else throw ConfigError(kSource, "--fp8-recipe", "'" + recipe + "': expected delayed, tensorwise, mxfp8 or blockwise");
     imp.fp8_param_gather = has("--fp8-param-gather");
+  } else if (has("--fp4-format")) {
+    // NVFP4 (Megatron-core --fp4-format e2m1 with --fp4-recipe nvfp4, its default): TE
+    // NVFP4BlockScaling; --fp4-param (FP4 parameter copies) is not modelled.
+    imp.precision = "nvfp4";
+    const std::string recipe = text(a, "--fp4-recipe");
+    if (!recipe.empty() && recipe != "nvfp4")
+      throw ConfigError(kSource, "--fp4-recipe", "'" + recipe + "': expected nvfp4 (the only FP4 recipe modelled)");
+    if (has("--fp4-param")) imp.unsupported.push_back("--fp4-param: FP4 parameter copies are not modelled (BF16 weights kept)");
   } else if (has("--fp8-recipe") || has("--fp8-param-gather")) {
     imp.ignored.push_back("--fp8-recipe / --fp8-param-gather without --fp8-format (no FP8, no effect)");
   }
-  use({"--micro-batch-size", "--global-batch-size", "--bf16", "--fp16", "--fp8-format", "--fp8-recipe", "--fp8-param-gather"});
+  use({"--micro-batch-size", "--global-batch-size", "--bf16", "--fp16", "--fp8-format", "--fp8-recipe", "--fp8-param-gather",
+       "--fp4-format", "--fp4-recipe", "--fp4-param"});
   // Gradients: Megatron-LM reduces bf16 gradients in fp32 unless --grad-reduce-in-bf16.
   imp.grad_reduce_in_fp32 = !has("--grad-reduce-in-bf16");
   use({"--grad-reduce-in-bf16"});

@@ -307,7 +307,10 @@ Imported read_nemo_recipe_text(const std::string& text, const std::string& path)
     if (name.find("blockwise") != std::string::npos || name.find("subchannel") != std::string::npos) return "blockwise";
     return "delayed";
   };
-  if (prec.find("fp8") != std::string::npos) {
+  if (prec.find("nvfp4") != std::string::npos || prec.find("fp4") != std::string::npos) {
+    // Megatron-Bridge bf16_with_nvfp4_mixed (and its per-model variants): TE NVFP4BlockScaling.
+    imp.precision = "nvfp4";
+  } else if (prec.find("fp8") != std::string::npos) {
     imp.precision = "fp8";
     imp.fp8_recipe = fp8_recipe_of(prec);
   } else if (prec.find("bf16") != std::string::npos) {
@@ -328,8 +331,22 @@ Imported read_nemo_recipe_text(const std::string& text, const std::string& path)
     const std::string rec = r.text("mixed_precision.fp8_recipe");
     imp.fp8_recipe = rec.empty() ? "delayed" : fp8_recipe_of(rec);
   }
-  r.mark("mixed_precision.fp8");
-  r.mark("mixed_precision.fp8_recipe");
+  // Megatron-Bridge's mapping form of NVFP4: fp4 = "e2m1" with fp4_recipe "nvfp4" (its default).
+  if (r.has("mixed_precision.fp4") && !r.text("mixed_precision.fp4").empty() && r.text("mixed_precision.fp4") != "null") {
+    const std::string rec = r.text("mixed_precision.fp4_recipe");
+    if (!rec.empty() && rec != "nvfp4")
+      imp.unsupported.push_back("mixed_precision.fp4_recipe: '" + rec + "': modeled as nvfp4 (TE NVFP4BlockScaling)");
+    imp.precision = "nvfp4";
+    imp.fp8_recipe.clear();
+  }
+  if (r.boolean("mixed_precision.fp4_param_gather", false) || r.boolean("mixed_precision.fp4_param", false))
+    imp.unsupported.push_back("mixed_precision.fp4_param_gather: FP4 parameter copies are not modelled (BF16 weights kept)");
+  if (r.boolean("mixed_precision.first_last_layers_bf16", false) && imp.precision == "nvfp4")
+    imp.unsupported.push_back("mixed_precision.first_last_layers_bf16: BF16 first/last layers are not modelled (every layer NVFP4)");
+  for (const char* k : {"mixed_precision.fp8", "mixed_precision.fp8_recipe", "mixed_precision.fp4", "mixed_precision.fp4_recipe",
+                        "mixed_precision.fp4_param_gather", "mixed_precision.fp4_param", "mixed_precision.first_last_layers_bf16",
+                        "mixed_precision.num_layers_at_start_in_bf16", "mixed_precision.num_layers_at_end_in_bf16"})
+    r.mark(k);
   // Gradient buffers in fp32 unless the recipe reduces them in 16 bits (NeMo 1 Apex optimizer
   // grad_sync_dtype; NeMo 2 / Bridge grad_reduce_in_fp32 on the precision plugin or the DDP config).
   const std::string sync = r.text("model.optim.grad_sync_dtype");

@@ -67,7 +67,11 @@ std::vector<std::string> system_sets(const PlanSpec& p, size_t g) {
   const SystemChoice& sys = p.systems[g / d.prec / d.gpus];
   std::vector<std::string> s = {"cluster.gpu=" + sys.gpu, "cluster.node=" + sys.node,
                                 "cluster.gpus=" + std::to_string(p.gpus[(g / d.prec) % d.gpus])};
-  if (!p.precisions.empty()) s.push_back("workload.training.precision=" + p.precisions[g % d.prec].precision);
+  if (!p.precisions.empty()) {
+    const PrecisionChoice& pc = p.precisions[g % d.prec];
+    s.push_back("workload.training.precision=" + pc.precision);
+    if (!pc.fp8_recipe.empty()) s.push_back("workload.training.fp8_recipe=" + pc.fp8_recipe);
+  }
   return s;
 }
 
@@ -161,7 +165,7 @@ std::vector<Design> enumerate_designs(const PlanSpec& p) {
       x.gpu = sys.gpu;
       x.node = sys.node;
       x.gpus = p.gpus[(g / d.prec) % d.gpus];
-      x.precision = p.precisions.empty() ? "" : p.precisions[g % d.prec].precision;
+      x.precision = p.precisions.empty() ? "" : p.precisions[g % d.prec].label();
       x.fabric = p.fabrics.empty() ? "" : p.fabrics[l.fi].fabric;
       x.oversubscription = p.fabrics.empty() ? 0 : p.fabrics[l.fi].oversubscription;
       x.cooling = p.cooling.empty() ? "" : p.cooling[l.ci].cooling;

@@ -134,8 +134,9 @@ void drop_duplicate_candidates(PlanSpec& s, const std::string& file) {
   drop_duplicates(s.failures, K + "failures",
                   [](const auto& a, const auto& b) { return a.profile == b.profile && a.rate_scale == b.rate_scale; },
                   [](const auto& a) { return "{profile: " + a.profile + ", rate_scale: " + shown(a.rate_scale) + "}"; }, notes);
-  drop_duplicates(s.precisions, K + "precision", [](const auto& a, const auto& b) { return a.precision == b.precision; },
-                  [](const auto& a) { return a.precision; }, notes);
+  drop_duplicates(s.precisions, K + "precision",
+                  [](const auto& a, const auto& b) { return a.precision == b.precision && a.fp8_recipe == b.fp8_recipe; },
+                  [](const auto& a) { return a.label(); }, notes);
 }
 
 // The design product is bounded before anything is enumerated (limits.hpp): a plan of millions
@@ -204,7 +205,7 @@ PlanSpec build(const ParamSet& p, const std::string& file) {
   }
   for (const auto& row : k.at("failures").rows) s.failures.push_back({row.sub("profile").preset_name, row.num("rate_scale")});
   for (const auto& row : k.at("precision").rows) {
-    s.precisions.push_back({row.text("precision")});
+    s.precisions.push_back({row.text("precision"), row.text("fp8_recipe")});
     if (s.precisions.back().precision.empty())
       throw ConfigError(file, "candidates.precision.precision", "every row names a workload.training.precision value, e.g. {precision: fp8}");
   }

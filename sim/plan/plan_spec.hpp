@@ -48,7 +48,12 @@ struct CheckpointChoice {
   BytesPerSecond in_memory_bandwidth_per_node{25e9};
 };
 struct FailureChoice { std::string profile; double rate_scale = 1.0; };
-struct PrecisionChoice { std::string precision; };   // a workload.training.precision value
+struct PrecisionChoice {
+  std::string precision;   // a workload.training.precision value
+  std::string fp8_recipe;  // with fp8: a workload.training.fp8_recipe value ("" = the base's)
+  // As designs name it: "fp8/mxfp8" when a recipe is given.
+  [[nodiscard]] std::string label() const { return fp8_recipe.empty() ? precision : precision + "/" + fp8_recipe; }
+};
 
 struct PlanSpec {
   std::string file;

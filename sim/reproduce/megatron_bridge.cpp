@@ -50,8 +50,7 @@ Precision precision_of(const std::string& label) {
   return {};
 }
 
-// NVFP4 is not a precision of the step model yet (issue 36, step 2): its rows are listed, not judged.
-bool precision_available(const Precision& p) { return !p.precision.empty() && p.precision != "nvfp4"; }
+bool precision_available(const Precision& p) { return !p.precision.empty(); }
 
 // Activation offloading of the FSDP layouts (ParallelSpec::cpu_offloading_num_layers), as the
 // recipes set it: Llama 3 70B on 64 GB200 / GB300 with Megatron FSDP at TP1 PP1

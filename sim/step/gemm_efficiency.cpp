@@ -17,6 +17,9 @@ GpuCompute::GpuCompute(const GpuSpec& gpu, double slowdown) {
   peak_fp8_flops_ = gpu.peak_fp8.si() / s;
   eff_fp8_ = gpu.gemm_efficiency_fp8;
   w_half_fp8_ = gpu.peak_bf16.si() > 0 ? w_half_ * gpu.peak_fp8.si() / gpu.peak_bf16.si() : w_half_;
+  peak_fp4_flops_ = gpu.peak_fp4.si() / s;
+  eff_fp4_ = gpu.gemm_efficiency_fp4;
+  w_half_fp4_ = gpu.peak_bf16.si() > 0 ? w_half_ * gpu.peak_fp4.si() / gpu.peak_bf16.si() : w_half_;
   attn_eff_ = gpu.attention_efficiency;
   hbm_ = gpu.hbm_bandwidth.si() * gpu.hbm_efficiency / s;
   hbm_scores_ = gpu.unfused_attention_hbm_efficiency > 0
@@ -53,6 +56,11 @@ Seconds GpuCompute::memory_bound_scores(Bytes bytes) const { return Seconds(byte
 Seconds GpuCompute::gemm_fp8(double m, double n, double k, double count, double recipe_ratio) const {
   if (peak_fp8_flops_ <= 0 || eff_fp8_ <= 0 || recipe_ratio <= 0) return gemm(m, n, k, count);  // guarded at load time
   return gemm_time(m, n, k, count, peak_fp8_flops_, eff_fp8_ * recipe_ratio, w_half_fp8_, 1.0, hbm_);
+}
+
+Seconds GpuCompute::gemm_fp4(double m, double n, double k, double count) const {
+  if (peak_fp4_flops_ <= 0 || eff_fp4_ <= 0) return gemm_fp8(m, n, k, count);  // guarded at load time
+  return gemm_time(m, n, k, count, peak_fp4_flops_, eff_fp4_, w_half_fp4_, 0.5 + 1.0 / 16.0, hbm_);
 }
 
 Seconds GpuCompute::attention(Flops flops) const {

@@ -28,6 +28,10 @@ class GpuCompute {
   // with the peak (W_half x peak_fp8 / peak_bf16). `recipe_ratio` scales the efficiency for the
   // FP8 scaling recipe (fp8.hpp, fp8_gemm_ratio; 1 = per-tensor scales).
   [[nodiscard]] Seconds gemm_fp8(double m, double n, double k, double count = 1.0, double recipe_ratio = 1.0) const;
+  // The same GEMM with NVFP4 operands (E2M1 values plus one E4M3 scale per 16 elements, 0.5 + 1/16
+  // B; 16-bit output) at the FP4 dense peak and the preset's gemm_efficiency_fp4; the ramp scales
+  // with the peak as for FP8 (sim/step/fp8.hpp, NVFP4).
+  [[nodiscard]] Seconds gemm_fp4(double m, double n, double k, double count = 1.0) const;
   // Fused (flash) attention kernel doing `flops` of tensor-core work (FlashAttention-2, Dao 2023:
   // its own efficiency because the softmax and masking interleave with the matmuls).
   [[nodiscard]] Seconds attention(Flops flops) const;
@@ -48,6 +52,7 @@ class GpuCompute {
                                   double w_half, double operand_bytes, double hbm) const;
   double peak_flops_ = 0;      // after slowdown
   double peak_fp8_flops_ = 0, eff_fp8_ = 0, w_half_fp8_ = 0;
+  double peak_fp4_flops_ = 0, eff_fp4_ = 0, w_half_fp4_ = 0;
   double eff_max_ = 0, w_half_ = 0, attn_eff_ = 0, hbm_ = 0, hbm_scores_ = 0, launch_ = 0;
   double sms_ = 108;
   FlopsPerSecond peak_;

@@ -58,15 +58,20 @@ class Ops {
 
   // A linear layer (Transformer Engine module): under fp8 its three GEMMs run in FP8 and the
   // forward quantizes the input X (m x k), the backward the output gradient dY (m x n), each a
-  // memory-bound cast(-transpose) kernel (fp8.hpp); otherwise the 16-bit GEMMs above.
+  // memory-bound cast(-transpose) kernel (fp8.hpp); otherwise the 16-bit GEMMs above. Under nvfp4
+  // the GEMMs run in NVFP4 and each cast is the amax pass plus the cast that writes the row-wise
+  // copy and the random-Hadamard-transformed column-wise copy for the Wgrad GEMM (the gradient's
+  // with stochastic rounding; fp8.hpp, NVFP4).
   std::uint8_t linear(std::string_view name, double m, double n, double k, double count, double kernels) {
     if (!c_.fp8) return gemm16(name, m, n, k, count, kernels);
     const std::uint8_t u = unit();
-    gemm(name, OpKind::GemmFp8, Phase::Forward, u, m, n, k, count).kernels = kernels;
-    memory("fp8_cast", Phase::Forward, u, c_.cast_bytes * m * k * count, c_.cast_kernels);
-    gemm(name, OpKind::GemmFp8, Phase::Dgrad, u, m, k, n, count).kernels = 2.0 * kernels;
-    gemm(name, OpKind::GemmFp8, Phase::Wgrad, u, k, n, m, count);
-    memory("fp8_cast", Phase::Dgrad, u, c_.cast_bytes * m * n * count, 2.0 * c_.cast_kernels);
+    const OpKind kind = c_.nvfp4 ? OpKind::GemmFp4 : OpKind::GemmFp8;
+    gemm(name, kind, Phase::Forward, u, m, n, k, count).kernels = kernels;
+    memory(c_.nvfp4 ? "nvfp4_cast_rht" : "fp8_cast", Phase::Forward, u, c_.cast_bytes * m * k * count, c_.cast_kernels);
+    gemm(name, kind, Phase::Dgrad, u, m, k, n, count).kernels = 2.0 * kernels;
+    gemm(name, kind, Phase::Wgrad, u, k, n, m, count);
+    memory(c_.nvfp4 ? "nvfp4_cast_rht_sr" : "fp8_cast", Phase::Dgrad, u, c_.cast_bytes * m * n * count,
+           2.0 * c_.cast_kernels);
     return u;
   }
 
@@ -93,10 +98,11 @@ OpShape op_shape(const ClusterSpec& cluster, const WorkloadSpec& w, const Layout
   c.flash = w.training.use_flash_attn;
   c.weight_bytes = static_cast<double>(w.training.bytes_per_param);
   c.acc_bytes = w.training.grad_bytes();
-  c.fp8 = w.training.precision == Precision::Fp8;
-  c.cast_bytes = fp8_cast_bytes_per_element(w.training.fp8_recipe);
-  c.cast_kernels = fp8_cast_kernels(w.training.fp8_recipe);
-  c.fp8_ratio = fp8_gemm_ratio(w.training.fp8_recipe, cluster.gpu);
+  c.fp8 = quantized_linears(w.training.precision);
+  c.nvfp4 = w.training.precision == Precision::Nvfp4;
+  c.cast_bytes = quantize_bytes_per_element(w.training);
+  c.cast_kernels = quantize_kernels(w.training);
+  c.fp8_ratio = quantized_gemm_ratio(w.training, cluster.gpu);
   c.grad_acc_fused = w.training.gradient_accumulation_fusion;
   c.rank_load = moe_rank_load(m, l.ep);
   const double heads = m.num_attention_heads;
@@ -445,6 +451,7 @@ std::string_view to_string(OpKind k) {
   switch (k) {
     case OpKind::Gemm: return "gemm";
     case OpKind::GemmFp8: return "gemm_fp8";
+    case OpKind::GemmFp4: return "gemm_fp4";
     case OpKind::ScoresGemm: return "scores_gemm";
     case OpKind::Attention: return "attention";
     case OpKind::MemoryBound: return "memory_bound";

@@ -27,6 +27,7 @@ namespace fleetsim::step {
 enum class OpKind : std::uint8_t {
   Gemm,           // 16-bit GEMM, (M x K) * (K x N), `count` of them batched: GpuCompute::gemm
   GemmFp8,        // the same in FP8 (Transformer Engine linear layers): GpuCompute::gemm_fp8
+  GemmFp4,        // the same in NVFP4 (TE NVFP4BlockScaling linear layers): GpuCompute::gemm_fp4
   ScoresGemm,     // unfused attention's batched QK^T / AV GEMMs over the s x s scores
   Attention,      // fused (flash) attention kernel doing `flops` of tensor-core work
   MemoryBound,    // a memory-bound kernel moving `bytes` through HBM
@@ -121,7 +122,8 @@ struct OpShape {
   bool flash = true;
   double weight_bytes = 2;  // bytes per 16-bit weight / new gradient element
   double acc_bytes = 4;     // bytes per accumulated gradient element
-  bool fp8 = false;
+  bool fp8 = false;    // linear layers quantized (fp8 or nvfp4)
+  bool nvfp4 = false;  // ... in NVFP4 (fp8.hpp)
   double cast_bytes = 4, cast_kernels = 1, fp8_ratio = 1;
   bool grad_acc_fused = false;
   double rank_load = 1;     // busiest expert-parallel rank's routed tokens over the mean

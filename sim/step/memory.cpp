@@ -29,8 +29,8 @@ Bytes layer_activation_bytes(const WorkloadSpec& w, const Layout& l, bool moe_la
     // attention output (the output projection's input; E5M6, 1.5 B, under fp8) and the flash
     // log-sum-exp; a MoE layer keeps the dispatched expert inputs and the SwiGLU inputs (FP8
     // under fp8, the SwiGLU output recomputed); a dense layer its MLP input and SwiGLU input.
-    const bool fp8 = w.training.precision == Precision::Fp8;
-    const double lo = fp8 ? 1.0 : 2.0;
+    const bool fp8 = quantized_linears(w.training.precision);
+    const double lo = fp8 ? saved_linear_input_bytes(w.training) : 2.0;
     double b = 4.0 * T * h / sp;
     b += 2.0 * T * (m.q_lora_rank + m.kv_lora_rank + m.qk_rope_head_dim);
     b += (fp8 ? 1.5 : 2.0) * T * heads / t * m.v_head_dim + 4.0 * T * heads / t;
@@ -80,11 +80,12 @@ Bytes layer_activation_bytes(const WorkloadSpec& w, const Layout& l, bool moe_la
     bytes += 2.0 * T * m.moe_router_topk * cf * moe_rank_load(m, l.ep) * h / sp;
   }
   bytes += 2.0 * tokens * (m.swiglu ? 2.0 : 1.0) * f / t + 2.0 * tokens * f / t;
-  if (w.training.precision == Precision::Fp8) {
+  if (quantized_linears(w.training.precision)) {
     // Transformer Engine saves the FP8 copies of the linear layers' inputs for the weight-gradient
     // GEMMs (fp8.hpp): 1 B instead of 2 for the QKV and first-MLP inputs (the norm outputs), the
-    // attention output (input of the output projection) and the activation output (FC2 input).
-    bytes -= 2.0 * T * h / sp + T * q_cols + tokens * f / t;
+    // attention output (input of the output projection) and the activation output (FC2 input);
+    // under nvfp4 the column-wise NVFP4 copies, 0.5625 B.
+    bytes -= (2.0 - saved_linear_input_bytes(w.training)) * (2.0 * T * h / sp + T * q_cols + tokens * f / t);
   }
   return Bytes(bytes);
 }
@@ -140,16 +141,16 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
     // the 16-bit shard is kept as is (not modelled for FP8 parameters), and exist only for the units gathered (Megatron FSDP with
     // keep_fp8_transpose_cache off, Megatron-Bridge's FSDP perf recipes): TE quantizes a unit's
     // weights when it is gathered and drops them with it; counted with the gathered units below.
-    if (w.training.precision == Precision::Fp8 && !sharded_weights) {
+    if (quantized_linears(w.training.precision) && !sharded_weights) {
       const double linear = costs.rank_linear_params[static_cast<size_t>(r)];
-      s.weights += Bytes(linear * fp8_weight_copy_bytes(w.training.fp8_recipe));
-      if (w.training.fp8_param_gather) s.weights -= Bytes(linear * wb);
+      s.weights += Bytes(linear * quantized_weight_copy_bytes(w.training));
+      if (w.training.fp8_param_gather && w.training.precision == Precision::Fp8) s.weights -= Bytes(linear * wb);
     }
     // The unit computing plus the fsdp_prefetch_ops units gathered ahead (0, "unlimited" in
     // time, is held to one ahead in memory as before).
     const double unsharded_units = 1.0 + std::max(1, par.fsdp_prefetch_ops);
     if (sharded_weights) {
-      const double copies = w.training.precision == Precision::Fp8 ? fp8_weight_copy_bytes(w.training.fp8_recipe) : 0.0;
+      const double copies = quantized_linears(w.training.precision) ? quantized_weight_copy_bytes(w.training) : 0.0;
       s.weights += Bytes(unsharded_units * largest_unit * (wb + copies));
     }
     // Main gradients: fp32 (4 B) unless grad_reduce_in_fp32 is off: a 16-bit gradient buffer, 2 B

@@ -67,6 +67,7 @@ Seconds compute_time(const Op& op, const GpuCompute& gpu, const Windows* forward
   switch (op.kind) {
     case OpKind::Gemm: return gpu.gemm(op.m, op.n, op.k, op.count);
     case OpKind::GemmFp8: return gpu.gemm_fp8(op.m, op.n, op.k, op.count, op.factor);
+    case OpKind::GemmFp4: return gpu.gemm_fp4(op.m, op.n, op.k, op.count);
     case OpKind::ScoresGemm: return gpu.gemm_scores(op.m, op.n, op.k, op.count);
     case OpKind::Attention: return gpu.attention(Flops(op.flops));
     case OpKind::Repeat: return forward ? window_time(*forward, op.window_first, op.window_last) : Seconds(0);

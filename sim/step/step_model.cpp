@@ -102,14 +102,14 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   // Under fp8, Transformer Engine re-quantizes every linear weight of the rank once per iteration
   // (first microbatch, after the optimizer has updated it; fp8.hpp): a cast-transpose pass
   // counted here with the optimizer step it follows.
-  const bool fp8 = w.training.precision == Precision::Fp8;
+  const bool fp8 = quantized_linears(w.training.precision);
   costs.optimizer = [&](int r) {
     const double params = step::local_optimizer_params(sc, w.parallel, r);
     double t = gpu.memory_bound(Bytes(params * optimizer_bytes_per_param(w.training.precision))).si() +
                gpu.launch(20).si();
     if (fp8)
       t += gpu.memory_bound(Bytes(sc.rank_linear_params[static_cast<size_t>(r)] *
-                                  step::fp8_cast_bytes_per_element(w.training.fp8_recipe))).si();
+                                  step::weight_quantize_bytes_per_element(w.training))).si();
     return t;
   };
   costs.contention = step::overlap_contention(cluster.gpu, w.parallel);

@@ -10,6 +10,7 @@ std::string precision_name(Precision p) {
     case Precision::Bf16: return "bf16";
     case Precision::Fp16: return "fp16";
     case Precision::Fp8: return "fp8";
+    case Precision::Nvfp4: return "nvfp4";
   }
   return "bf16";
 }

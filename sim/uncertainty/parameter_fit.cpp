@@ -2,9 +2,11 @@
 #include "sim/uncertainty/parameter_fit.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/reproduce/megatron_bridge.hpp"
 #include "sim/reproduce/nemo.hpp"
 #include "sim/reproduce/step_sources.hpp"
 #include "sim/step/step_model.hpp"
@@ -71,6 +73,25 @@ CalibrationFamily nemo_fp8(const std::string& gpu) {
                 " GPUs (data/validation/nemo_perf_summary.csv)";
   f.params = {fp8(gpu)};
   f.rows = nemo_calibration_rows(nemo_system(gpu));
+  return f;
+}
+
+// gemm_efficiency_fp4 on the Megatron-Bridge NVFP4 calibration rows of `gpu` (gb200, gb300:
+// Llama 3 70B on 64 GPUs; sim/reproduce/megatron_bridge.hpp). Bounds: at least the FP8 rate of
+// the same GPU (0.25 of a peak twice or three times FP8's, against gemm_efficiency_fp8 0.49-0.60),
+// at most 0.85, the FP8 bound (the best dense-GEMM fraction on Blackwell).
+CalibrationFamily megatron_bridge_nvfp4(const std::string& gpu) {
+  CalibrationFamily f;
+  f.id = gpu + "-nvfp4";
+  f.calibrator = "scripts/calibrate --gpu " + gpu + " --nvfp4";
+  std::string system = "DGX-" + gpu;
+  for (char& ch : system) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  f.rows_what = "Megatron-Bridge " + system + " NVFP4 calibration rows (Llama 3 70B; megatron_bridge_perf_2025_2026.csv)";
+  f.params = {{"gemm_efficiency_fp4", 0.25, 0.85, false,
+               "lower: the same GPU's FP8 rate (0.25 x a 2-3x larger peak vs gemm_efficiency_fp8 0.49-0.60); "
+               "upper: 0.85, the FP8 bound (best dense GEMM fraction on Blackwell)"}};
+  for (auto& c : reproduce::megatron_bridge_dense_cases())
+    if (c.calibration && c.system == system && c.precision_label == "NVFP4") f.rows.push_back(std::move(c));
   return f;
 }
 
@@ -188,6 +209,7 @@ std::vector<double> nelder_mead(const CalibrationFamily& f, const Objective& obj
 
 double FittedParameter::get(const GpuSpec& g) const {
   if (name == "gemm_efficiency_fp8") return g.gemm_efficiency_fp8;
+  if (name == "gemm_efficiency_fp4") return g.gemm_efficiency_fp4;
   if (name == "hbm_efficiency") return g.hbm_efficiency;
   if (name == "gemm_half_efficiency_work") return g.gemm_half_efficiency_work.si();
   if (name == "kernel_launch_overhead") return g.kernel_launch_overhead.si();
@@ -196,6 +218,7 @@ double FittedParameter::get(const GpuSpec& g) const {
 
 void FittedParameter::set(GpuSpec& g, double v) const {
   if (name == "gemm_efficiency_fp8") g.gemm_efficiency_fp8 = v;
+  else if (name == "gemm_efficiency_fp4") g.gemm_efficiency_fp4 = v;
   else if (name == "hbm_efficiency") g.hbm_efficiency = v;
   else if (name == "gemm_half_efficiency_work") g.gemm_half_efficiency_work = Flops(v);
   else if (name == "kernel_launch_overhead") g.kernel_launch_overhead = Seconds(v);
@@ -216,7 +239,12 @@ CalibrationFamily calibration_family(const std::string& id) {
   if (id == "a100-vtrain") return a100_vtrain();
   for (const char* gpu : {"h100", "b200", "gb300"})
     if (id == std::string(gpu) + "-fp8") return nemo_fp8(gpu);
-  throw std::invalid_argument("unknown calibration family '" + id + "' (a100-vtrain, h100-fp8, b200-fp8, gb300-fp8)");
+  // Not in calibration_families() (not bootstrapped): one calibration row each, a resample of
+  // which says nothing about the parameter's spread (sim/uncertainty/README.md).
+  for (const char* gpu : {"gb200", "gb300"})
+    if (id == std::string(gpu) + "-nvfp4") return megatron_bridge_nvfp4(gpu);
+  throw std::invalid_argument("unknown calibration family '" + id +
+                              "' (a100-vtrain, h100-fp8, b200-fp8, gb300-fp8, gb200-nvfp4, gb300-nvfp4)");
 }
 
 double calibration_error(const CalibrationFamily& f, const std::vector<double>& x, const std::vector<double>& weight) {

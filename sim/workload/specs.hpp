@@ -115,7 +115,14 @@ struct ParallelSpec {
 // attention output, MLP, experts; forward, input-gradient and weight-gradient) run in FP8 at the
 // GPU's FP8 peak; attention, norms, router, embedding, logits and the loss stay in BF16; master
 // weights, gradients and the optimizer as under bf16 (sim/step/fp8.hpp).
-enum class Precision { Bf16, Fp16, Fp8 };
+// nvfp4 (Transformer Engine NVFP4BlockScaling, Megatron-Bridge bf16_with_nvfp4_mixed; NVIDIA,
+// "Pretraining Large Language Models with NVFP4", arXiv:2509.25149): the same linear-layer GEMMs
+// in NVFP4 (E2M1 values, one E4M3 scale per 16 elements, one FP32 scale per tensor) at the GPU's
+// FP4 peak; what stays in higher precision and what the casts cost as under fp8 (sim/step/fp8.hpp).
+enum class Precision { Bf16, Fp16, Fp8, Nvfp4 };
+
+// Whether the linear layers' GEMMs run quantized (FP8 or NVFP4, Transformer Engine).
+[[nodiscard]] constexpr bool quantized_linears(Precision p) { return p == Precision::Fp8 || p == Precision::Nvfp4; }
 
 // How Transformer Engine scales FP8 tensors (transformer_engine.common.recipe):
 // - delayed: DelayedScaling, one scale per tensor from an amax history of earlier iterations
@@ -139,7 +146,7 @@ struct TrainingSpec {
   bool use_flash_attn = true;                    // fused (flash) attention; false = unfused
                                                  // softmax over the s x s scores (Megatron 2021)
   Precision precision = Precision::Bf16;
-  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;     // used when precision is fp8
+  Fp8Recipe fp8_recipe = Fp8Recipe::Delayed;     // used when precision is fp8 (nvfp4 has one recipe)
   bool gradient_accumulation_fusion = false;     // wgrad GEMM accumulates into the fp32 main
                                                  // gradient (Megatron-core, NeMo); false: a
                                                  // separate add per microbatch (Megatron 2021)

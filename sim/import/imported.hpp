@@ -31,6 +31,7 @@ struct Imported {
   int zero_stage = 0;
   bool overlap_grad_reduce = false, overlap_param_gather = false;
   bool tp_comm_overlap = false, overlap_p2p_comm = false;
+  int cpu_offloading_num_layers = 0;  // activation offloading (Megatron-core cpu_offloading)
   std::string rank_order;      // "" = the schema's default (Megatron's tp-cp-dp-pp)
   // Uneven pipeline split: layers on the first / last stage (0 = even), and Megatron-core's
   // account_for_embedding / account_for_loss_in_pipeline_split (the embedding / loss as a layer).

@@ -60,8 +60,14 @@ SoftwareSpec build_software(const ParamSet& p) {
   return sw;
 }
 
-// The stack's fitted efficiencies and host time replace the GPU preset's (0 = keep them).
-void apply_software(const SoftwareSpec& sw, GpuSpec& g) {
+// The stack's fitted efficiencies and host time replace the GPU, node and fabric presets' (0 =
+// keep them; the four read from `p` only here are the ones `fleetsim calibrate` also fits).
+void apply_software(const SoftwareSpec& sw, const ParamSet& p, ClusterSpec& c) {
+  GpuSpec& g = c.gpu;
+  if (const Flops w = p.get<Flops>("gemm_half_efficiency_work"); w.si() > 0) g.gemm_half_efficiency_work = w;
+  if (const double e = p.num("unfused_attention_hbm_efficiency"); e > 0) g.unfused_attention_hbm_efficiency = e;
+  if (const double e = p.num("nvlink_efficiency"); e > 0) c.node.nvlink_efficiency = e;
+  if (const double e = p.num("fabric_efficiency"); e > 0) c.fabric.efficiency = e;
   if (sw.gemm_efficiency > 0) g.gemm_efficiency = sw.gemm_efficiency;
   if (sw.gemm_efficiency_fp8 > 0) g.gemm_efficiency_fp8 = sw.gemm_efficiency_fp8;
   if (sw.attention_efficiency > 0) g.attention_efficiency = sw.attention_efficiency;
@@ -476,7 +482,7 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.cluster.node = build_node(cl.sub("node"));
   s.cluster.fabric = build_fabric(cl.sub("fabric"));
   s.workload.software = build_software(p.sub("software"));
-  apply_software(s.workload.software, s.cluster.gpu);
+  apply_software(s.workload.software, p.sub("software"), s.cluster);
   const ParamSet& wl = p.sub("workload");
   s.workload.model = build_model(wl.sub("model"));
   s.workload.parallel = build_parallel(wl.sub("parallel"));

@@ -479,8 +479,8 @@ std::shared_ptr<const Schema> kind_schema(const std::string& kind) {
   else if (kind == "failures") s = failures_schema();
   else if (kind == "workloads") s = workload_model_schema();
   else if (kind == "sites") s = site_schema();
-  else if (kind == "prices") s = price_schema();
-  else if (kind == "software") s = software_schema();  // the training stack (software_schema.cpp)  // sim/plan's price catalog (plan_schema.cpp)
+  else if (kind == "prices") s = price_schema();  // sim/plan's price catalog (plan_schema.cpp)
+  else if (kind == "software") s = software_schema();  // the training stack (software_schema.cpp)
   else return nullptr;
   cache[kind] = s;
   return s;

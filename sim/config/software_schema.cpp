@@ -53,6 +53,12 @@ std::shared_ptr<const Schema> software_schema() {
       real("gemm_efficiency_fp8", "0", "FP8 GEMM ceiling, fraction of peak_fp8; 0 = the GPU preset's", 0, 1),
       real("attention_efficiency", "0", "flash attention, fraction of peak; 0 = the GPU preset's", 0, 1),
       real("hbm_efficiency", "0", "memory-bound kernels, fraction of HBM bandwidth; 0 = the GPU preset's", 0, 1),
+      quantity("gemm_half_efficiency_work", dim<Flops>(), "0 GFLOP",
+               "GEMM work at which efficiency is half its ceiling; 0 = the GPU preset's", 0, false),
+      real("unfused_attention_hbm_efficiency", "0",
+           "the unfused attention core's s x s kernels, fraction of HBM bandwidth; 0 = the GPU preset's", 0, 1),
+      real("nvlink_efficiency", "0", "NCCL bus bandwidth over the NVLink rate; 0 = the node preset's", 0, 1),
+      real("fabric_efficiency", "0", "NCCL large-message bandwidth over the fabric link rate; 0 = the fabric preset's", 0, 1),
   };
   return s;
 }

@@ -3,6 +3,10 @@
 // attention shortens the attention, the stack's efficiencies replace the GPU preset's.
 #include <catch2/catch.hpp>
 
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -119,4 +123,29 @@ TEST_CASE("bulk TP overlap has no pipeline fill; TP-overlap SMs slow the GEMMs b
   CHECK(cb.chunks[1].forward.tp_comm < cp.chunks[1].forward.tp_comm);
   CHECK(cs.chunks[1].forward.math > cp.chunks[1].forward.math);
   CHECK(cs.chunks[1].forward.tp_comm == cp.chunks[1].forward.tp_comm);
+}
+
+TEST_CASE("a software file written by fleetsim calibrate is read as the stack's fields", "[step][software][unit]") {
+  // The form of sim/calibrate/stack_file.cpp: fitted parameters beside the calibration record.
+  const std::string path = std::filesystem::temp_directory_path() / ("fleetsim_calibrated." + std::to_string(::getpid()) + ".yaml");
+  {
+    std::ofstream o(path);
+    o << "kind: software\n"
+         "description: fitted by fleetsim calibrate on 5 measured rows of runs.csv\n"
+         "parameters:\n"
+         "  gemm_efficiency_fp8: {value: 0.61, si: 0.61, unit: \"1\", key: cluster.gpu.gemm_efficiency_fp8, status: fitted}\n"
+         "  kernel_launch_overhead: {value: \"12.5 us\", si: 1.25e-05, unit: s, status: \"not identified: at the preset\"}\n"
+         "  fabric_efficiency: {value: 0.85, si: 0.85, unit: \"1\", key: cluster.fabric.efficiency, status: fitted}\n"
+         "calibration:\n"
+         "  measurements: runs.csv\n"
+         "  calibration_rows: 5\n"
+         "rows:\n"
+         "  - {row: 1, role: calibration, measured_s: 1.2}\n";
+  }
+  const Scenario s = config::load_scenario("llama3-405b-16k", {"software=" + path});
+  CHECK(s.cluster.gpu.gemm_efficiency_fp8 == 0.61);
+  CHECK(s.cluster.gpu.kernel_launch_overhead.si() == Approx(12.5e-6));
+  CHECK(s.cluster.fabric.efficiency == 0.85);
+  CHECK(s.cluster.gpu.gemm_efficiency == 0.80);  // not in the file: the GPU preset's
+  std::filesystem::remove(path);
 }

@@ -9,6 +9,7 @@
 #include "sim/hardware/specs.hpp"
 #include "sim/pool/specs.hpp"
 #include "sim/run/specs.hpp"
+#include "sim/serving/specs.hpp"
 #include "sim/workload/specs.hpp"
 
 namespace fleetsim {
@@ -38,6 +39,7 @@ struct Scenario {
   RunSpec run;
   StepTier tier = StepTier::Analytical;
   PoolSpec pool;                       // enabled when the scenario has a pool: section
+  ServingSpec serving;                 // enabled when the scenario has a serving: section (issue 39)
   // Numbers declared uncertain ({value, range} or a distribution; issue 25), null when none: the
   // fields above hold their values; sim/uncertainty/inputs.hpp draws the rest.
   std::shared_ptr<const config::DeclaredInputs> declared_inputs;

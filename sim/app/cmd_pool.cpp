@@ -11,6 +11,7 @@
 #include "sim/core/cli_guards.hpp"
 #include "sim/config/load.hpp"
 #include "sim/pool/pool_model.hpp"
+#include "sim/pool/workload.hpp"
 #include "sim/uncertainty/pool_interval.hpp"
 
 namespace fleetsim::app {
@@ -56,6 +57,60 @@ void print_uncertainty(const std::vector<std::pair<std::string, uncertainty::Int
   out << "  provenance: " << uncertainty::grade_name(p.grade) << " - " << p.why << "\n";
 }
 
+// Inference groups sized from requests (issue 39): what one replica holds at the SLO, the replicas
+// per hour of the first simulated day, and the pool's allocation with and without co-location
+// (the same scenario with pool.colocation: none).
+struct ServingPool {
+  bool any = false;
+  bool counterfactual = false;  // tidal: the no-co-location run was made
+  double allocation_without = 0, allocation_with = 0;
+};
+
+bool has_sized_services(const PoolSpec& p) {
+  return std::any_of(p.inference.begin(), p.inference.end(), [](const InferenceGroup& g) { return !g.model.empty(); });
+}
+
+Json serving_groups_json(const PoolSpec& p) {
+  Json groups = Json::array();
+  for (const auto& g : p.inference) {
+    Json j = Json::object();
+    j["name"] = g.name;
+    j["services"] = g.services;
+    j["model"] = g.model;
+    j["layout"] = g.layout;
+    j["replica_gpus"] = g.replica_gpus;
+    j["requests_per_s_peak"] = g.requests_per_s;
+    j["replica_requests_per_s_at_slo"] = g.replica_requests_per_s;
+    j["peak_replicas"] = g.peak_replicas;
+    Json hours = Json::array();
+    for (int h = 0; h < 24; ++h) hours.push_back(pool::replicas_needed(g, (p.warmup_s + h * 3600.0)));
+    j["replicas_per_hour"] = hours;
+    groups.push_back(j);
+  }
+  return groups;
+}
+
+void print_serving_groups(const PoolSpec& p, const ServingPool& sp, std::ostream& out) {
+  char buf[512];
+  out << "\nInference services sized from requests (sim/serving; replicas per hour of the first measured day, per service)\n";
+  for (const auto& g : p.inference) {
+    if (g.model.empty()) continue;
+    std::snprintf(buf, sizeof buf,
+                  "  %s: %d x %s (%s, %d GPUs/replica); peak %.4g req/s per service, %.4g req/s per replica at the SLO "
+                  "(p99 TTFT %.3g s, TPOT %.3g ms) -> %d replicas at the peak\n    replicas by hour:",
+                  g.name.c_str(), g.services, g.model.c_str(), g.layout.c_str(), g.replica_gpus, g.requests_per_s,
+                  g.replica_requests_per_s, g.slo_ttft_p99_s, g.slo_tpot_p99_s * 1e3, g.peak_replicas);
+    out << buf;
+    for (int h = 0; h < 24; ++h) out << " " << pool::replicas_needed(g, p.warmup_s + h * 3600.0);
+    out << "\n";
+  }
+  if (sp.counterfactual) {
+    std::snprintf(buf, sizeof buf, "  pool allocation share: %.4f with tidal co-location, %.4f without (pool.colocation: none)\n",
+                  sp.allocation_with, sp.allocation_without);
+    out << buf;
+  }
+}
+
 void pool_command(const PoolArgs& a) {
   uncertainty::check_level(a.level, "--level");
   if (!a.output.empty()) guards::output_file(a.output, "-o", "the results file");  // before the work
@@ -64,6 +119,15 @@ void pool_command(const PoolArgs& a) {
   if (a.seed >= 0) sets.push_back("run.seed=" + std::to_string(a.seed));
   const Scenario s = config::load_scenario(a.scenario, sets);
   const pool::PoolResult r = pool::simulate_pool(s, a.threads);
+  ServingPool sp;
+  sp.any = has_sized_services(s.pool);
+  if (sp.any && s.pool.colocation == Colocation::Tidal) {
+    Scenario none = s;
+    none.pool.colocation = Colocation::None;
+    sp.counterfactual = true;
+    sp.allocation_with = r.allocation_share().mean;
+    sp.allocation_without = pool::simulate_pool(none, a.threads).allocation_share().mean;
+  }
   Report report;
   report.set_prefix("pool.");
   pool::add_pool_metrics(r, report);
@@ -87,6 +151,13 @@ void pool_command(const PoolArgs& a) {
     Json body = report.to_json();
     for (const auto& [k, v] : body.as_object()) j[k] = v;
     j["pool"] = uncertainty::annotate_pool_json(j["pool"], intervals, provenance);
+    if (sp.any) {
+      j["pool"]["inference_services"] = serving_groups_json(s.pool);
+      if (sp.counterfactual) {
+        j["pool"]["allocation_share_with_colocation"] = sp.allocation_with;
+        j["pool"]["allocation_share_without_colocation"] = sp.allocation_without;
+      }
+    }
     j["host"]["wall_time_s"] = r.wall_s;
     j["host"]["events_per_second"] = events_per_s;
     std::cout << j.dump(2) << "\n";
@@ -108,6 +179,7 @@ void pool_command(const PoolArgs& a) {
                                   [](const pool::PoolReplication& rep) { return rep.straggler_jobs == 0; }))
     std::cout << "  no job: no training job of at least pool.stragglers.min_job_gpus = " << s.pool.stragglers.min_job_gpus
               << " GPUs was measured, so the straggler shares above count nothing (0 of 0, shown as 0)\n";
+  if (sp.any) print_serving_groups(s.pool, sp, std::cout);
   print_uncertainty(intervals, provenance, a.level, std::cout);
   std::snprintf(buf, sizeof buf, "\n(%.2f s wall, %.3g events/s)\n", r.wall_s, events_per_s);
   if (!a.output.empty()) std::cout << "\nresults written to " << a.output << "\n";

@@ -17,5 +17,6 @@ void add_pool_command(CLI::App& app);
 void add_plan_command(CLI::App& app);   // plan, plan --target (sim/plan)
 void add_serve_command(CLI::App& app);  // the browser studio (sim/serve)
 void add_calibrate_command(CLI::App& app);  // calibrate (sim/calibrate)
+void add_infer_command(CLI::App& app);  // infer (sim/serving)
 
 }  // namespace fleetsim::app

@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
   fleetsim::app::add_plan_command(app);
   fleetsim::app::add_serve_command(app);
   fleetsim::app::add_calibrate_command(app);
+  fleetsim::app::add_infer_command(app);
   fleetsim::install_simgrid_tier();
   try {
     app.parse(argc, argv);

@@ -1,9 +1,13 @@
 #include "sim/config/pool_config.hpp"
 #include "sim/config/pool_trace.hpp"
+#include "sim/config/serving_config.hpp"
+#include "sim/serving/serving_model.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/limits.hpp"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 namespace fleetsim::config {
@@ -48,6 +52,39 @@ void check_pool_limits(const PoolSpec& o, const std::string& file) {
   if (!o.training.trace.empty())
     if (const std::string problem = file_problem(o.training.trace, 64u << 20, "a CSV file"); !problem.empty())
       throw ConfigError(file, "pool.training.trace", "'" + o.training.trace + "' " + problem);
+}
+
+// A group given as a served model and its requests (issue 39): one replica's capacity at the
+// group's SLO from the serving model (sim/serving), then replica_gpus = TP x PP and peak_replicas =
+// ceil(peak requests/s / capacity). Errors name the group's keys.
+void size_from_requests(InferenceGroup& g, const ParamSet& row, const Scenario& s, const std::string& file,
+                        const std::string& key) {
+  ServingSpec spec = serving_spec_for_group(row, file, key);
+  const bool trace_in_requests = !g.trace.empty() && row.text("demand_in") == "requests";
+  const double rate = row.num("requests_per_s");
+  if (!trace_in_requests && !(rate > 0))
+    throw ConfigError(file, key + ".requests_per_s", "with model: give the peak request rate of one service (> 0 requests per second)");
+  serving::ServingResult r;
+  try {
+    r = serving::evaluate_serving(s.cluster, spec, file);
+  } catch (const ConfigError& e) {
+    std::string k = e.key();
+    if (k.rfind("serving.", 0) == 0) k = k.substr(8);
+    if (k.find("_model_parallel_size") != std::string::npos) k = "layout." + k;
+    throw ConfigError(file, key + "." + k, e.message());
+  }
+  if (!(r.requests_per_s_per_replica > 0))
+    throw ConfigError(file, key + ".slo", "no request rate meets this SLO on one replica of " + spec.model_name +
+                                              "; loosen it or give a larger layout");
+  g.model = spec.model_name;
+  g.layout = "TP" + std::to_string(spec.tp) + " PP" + std::to_string(spec.pp) + (spec.ep > 1 ? " EP" + std::to_string(spec.ep) : "") +
+             " " + serving_precision_name(spec.precision);
+  g.replica_gpus = spec.gpus();
+  g.replica_requests_per_s = r.requests_per_s_per_replica;
+  g.requests_per_s = rate;
+  g.slo_ttft_p99_s = spec.slo.ttft_p99_s;
+  g.slo_tpot_p99_s = spec.slo.tpot_p99_s;
+  g.peak_replicas = static_cast<int>(std::ceil(rate / r.requests_per_s_per_replica - 1e-9));
 }
 
 }  // namespace
@@ -166,9 +203,19 @@ void build_pool(const ParamSet& p, bool present, Scenario& s, const std::string&
     g.peak_hour = row.num("peak_hour");
     g.weekend_ratio = row.num("weekend_ratio");
     g.trace = row.text("demand_trace");
+    const std::string key = "pool.inference[" + std::to_string(o.inference.size()) + "]";
+    const bool in_requests = row.text("demand_in") == "requests";
+    if (!row.text("model").empty()) size_from_requests(g, row, s, file, key);
+    else if (in_requests || row.num("requests_per_s") > 0)
+      throw ConfigError(file, key + ".model", "requests_per_s and demand_in: requests need the served model (e.g. model: llama3.1-70b)");
     if (!g.trace.empty())
       read_demand_trace(g, row.text("demand_time_column"), row.text("demand_column"), row.text("demand_in") == "gpus",
-                        row.num("demand_scale"), file, "pool.inference[" + std::to_string(o.inference.size()) + "].demand_trace");
+                        row.num("demand_scale") / (in_requests ? g.replica_requests_per_s : 1.0), file, key + ".demand_trace");
+    if (!g.trace.empty() && in_requests) {
+      double peak = 0;
+      for (double v : g.trace_value) peak = std::max(peak, v * row.num("demand_scale"));
+      g.requests_per_s = peak;
+    }
     o.inference.push_back(g);
   }
   build_pool_interference(p.sub("interference"), s, file, present);

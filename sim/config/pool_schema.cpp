@@ -2,6 +2,7 @@
 // Defaults are neutral where no source sets them; the benchmark and validation scenarios give
 // every figure with its source.
 #include "sim/config/pool_config.hpp"
+#include "sim/config/serving_config.hpp"
 #include "sim/core/limits.hpp"
 
 namespace fleetsim::config {
@@ -92,8 +93,16 @@ std::shared_ptr<const Schema> inference_schema() {
                                "repeats after its last step; peak_replicas becomes its maximum"),
       text("demand_time_column", "time_s", "demand_trace: column of seconds since the trace start, increasing"),
       text("demand_column", "replicas", "demand_trace: column of replicas (or GPUs, see demand_in) needed, >= 0"),
-      choice("demand_in", {"replicas", "gpus"}, "replicas", "demand_trace: the column counts replicas or GPUs"),
+      choice("demand_in", {"replicas", "gpus", "requests"}, "replicas",
+             "demand_trace: the column counts replicas, GPUs or requests per second (requests: needs model)"),
       real("demand_scale", "1", "demand_trace: values multiplied by this (e.g. a fleet's trace onto one service)", 0, 1e9, true),
+      // Issue 39: sized from requests with the serving model (sim/serving/README.md).
+      text("model", "", "served model (workload preset): replica_gpus and peak_replicas come from requests_per_s at the slo"),
+      section("layout", serving_layout_schema(), "with model: one replica's TP / PP / EP and precision"),
+      real("requests_per_s", "0", "with model: requests per second of one service at the daily peak (the curve's peak)", 0),
+      integer("input_tokens", "0", "with model: prompt tokens per request", 0, 1 << 24),
+      integer("output_tokens", "0", "with model: generated tokens per request", 0, 1 << 24),
+      section("slo", serving_slo_schema(), "with model: p99 TTFT / TPOT each replica holds (absent: the saturation rate)"),
   });
 }
 

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "sim/config/pool_config.hpp"
+#include "sim/config/serving_config.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/units/parse.hpp"
@@ -549,6 +550,7 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.run.seed = static_cast<unsigned long long>(run.num("seed"));
   s.tier = p.sub("step").text("tier") == "simgrid" ? StepTier::SimGrid : StepTier::Analytical;
   check_layout(s, origin_of(wl, "parallel", file));
+  build_serving(p.sub("serving"), p.at("serving").origin != "default", s, origin_of(p, "serving", file));
   build_pool(p.sub("pool"), p.at("pool").origin != "default", s, origin_of(p, "pool", file));
   check_work_limits(s, p, file);
   return s;

@@ -7,6 +7,7 @@
 #include "sim/config/plan_schema.hpp"
 #include "sim/config/pool_config.hpp"
 #include "sim/config/schema.hpp"
+#include "sim/config/serving_config.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/facility/specs.hpp"
 
@@ -501,6 +502,7 @@ std::shared_ptr<const Schema> scenario_schema() {
       section("run", run_schema(), "run length and seeds"),
       section("step", step_schema(), "iteration model options"),
       section("pool", pool_schema(), "the GPU pool the job shares (fleetsim pool); absent = facility.resource_utilization"),
+      section("serving", serving_schema(), "one inference replica type under load (fleetsim infer)"),
   });
   return s;
 }

@@ -156,6 +156,10 @@ class Sim {
   double next_sample_ = 0;
   PoolReplication out_;
   double slo_ok_ = 0, slo_total_ = 0;
+  // Requests beyond what the running replicas hold at the SLO (issue 39): the deficit
+  // sum over services of max(0, needed - running) x requests per replica (1 per replica for groups
+  // given by hand), the demand sum of needed x the same, and the GPUs the services' peaks reserve.
+  double deficit_ = 0, demand_ = 0, deficit_time_ = 0, demand_time_ = 0, peak_infer_gpus_ = 0;
   std::optional<FabricSharing> fabric_;
   // Traffic profiles that live as long as the replication: explicit jobs' (by index), and the two
   // of the comm_share override (ring, all-to-all); stream jobs from the step model use in_.traffic.
@@ -193,6 +197,10 @@ void Sim::advance(double t) {
   }
   slo_ok_ += static_cast<double>(services_.size() - short_services_) * dt;
   slo_total_ += static_cast<double>(services_.size()) * dt;
+  deficit_time_ += deficit_ * dt;
+  demand_time_ += demand_ * dt;
+  // Tidal co-location lends what the services' peak reservation does not hold now.
+  if (s_.colocation == Colocation::Tidal) out_.inference_gpu_hours_lent += std::max(0.0, peak_infer_gpus_ - infer_held_) * h;
   now_ = t;
 }
 
@@ -831,7 +839,12 @@ void Sim::backfill() {
 
 // Keeps the count of services short of replicas and the GPUs of needed replicas current after
 // sv.running changed by `delta_running`.
+double request_weight(const Service& sv) {
+  return sv.group->replica_requests_per_s > 0 ? sv.group->replica_requests_per_s : 1.0;
+}
+
 void Sim::update_short(Service& sv, int delta_running) {
+  deficit_ += (std::max(0, sv.needed - sv.running) - std::max(0, sv.needed - (sv.running - delta_running))) * request_weight(sv);
   const bool was_short = sv.running - delta_running < sv.needed;
   const bool is_short = sv.running < sv.needed;
   short_services_ += static_cast<int>(is_short) - static_cast<int>(was_short);
@@ -840,6 +853,9 @@ void Sim::update_short(Service& sv, int delta_running) {
 }
 
 void Sim::set_needed(Service& sv, int needed) {
+  const double w = request_weight(sv);
+  deficit_ += (std::max(0, needed - sv.running) - std::max(0, sv.needed - sv.running)) * w;
+  demand_ += (needed - sv.needed) * w;
   const bool was_short = sv.running < sv.needed;
   infer_used_ -= static_cast<double>(std::min(sv.running, sv.needed)) * sv.group->replica_gpus;
   sv.needed = needed;
@@ -1012,7 +1028,10 @@ PoolReplication Sim::run() {
   n_stream_ = jobs_.size();
   out_.submitted = static_cast<long long>(n_stream_);
   for (const auto& g : s_.inference)
-    for (int k = 0; k < g.services; ++k) services_.push_back({&g, {}, 0, 0});
+    for (int k = 0; k < g.services; ++k) {
+      services_.push_back({&g, {}, 0, 0});
+      peak_infer_gpus_ += static_cast<double>(g.peak_replicas) * g.replica_gpus;
+    }
   for (int node = 0; node < n; ++node) schedule_failure(node);
   if (!services_.empty()) push(0.0, Ev::InferenceTick);
   if (s_.policy == QueuePolicy::Backfill) push(s_.backfill_interval_s, Ev::BackfillTick);
@@ -1086,6 +1105,7 @@ PoolReplication Sim::run() {
   out_.allocation_share = alloc / out_.pool_gpu_hours;
   out_.fragmentation_share = out_.lost_gpu_hours[static_cast<int>(Loss::Fragmentation)] / out_.pool_gpu_hours;
   out_.slo_attainment = slo_total_ > 0 ? slo_ok_ / slo_total_ : 1.0;
+  out_.inference_slo_violation_share = demand_time_ > 0 ? deficit_time_ / demand_time_ : 0.0;
   return std::move(out_);
 }
 

@@ -52,6 +52,10 @@ struct PoolReplication {
   double allocation_share = 0.0;    // GPU-hours allocated to jobs / pool GPU-hours
   double fragmentation_share = 0.0; // GPU-hours free but unusable for the blocked head / pool GPU-hours
   double slo_attainment = 1.0;      // share of service-time with the replicas the SLO needs
+  // Share of the requests that arrive beyond what the running replicas hold at the SLO (replicas
+  // missing after a reclaim, a failure or a full pool), request-weighted (issue 39).
+  double inference_slo_violation_share = 0.0;
+  double inference_gpu_hours_lent = 0.0;  // tidal: GPU-hours of the services' peak reservation not held
   std::array<double, kLosses> lost_gpu_hours{};
   std::array<double, kJobClasses> allocated_gpu_hours{};
   std::array<std::vector<float>, kJobClasses> queue_delay_h, slowdown;

@@ -17,6 +17,8 @@ const std::vector<MetricDef>& pool_metric_defs() {
       {"allocation_share", "1", "share of the pool's GPU-hours allocated to jobs"},
       {"fragmentation_share", "1", "share of GPU-hours free but unusable for the queue's head"},
       {"slo_attainment", "1", "share of inference service-time with the replicas the SLO needs"},
+      {"inference_slo_violation_share", "1", "share of inference requests beyond what the running replicas hold at the SLO (lending, failures, a full pool)"},
+      {"inference_gpu_hours_lent", "GPU-h", "tidal co-location: GPU-hours of the services' peak reservation lent (not held by inference)"},
       {"queue_delay_hours.*", "h", "queueing delay, submit to first start (jobs)"},
       {"slowdown.*", "1", "slowdown, (finish - submit) / run time (finished jobs)"},
       {"gpu_hours_lost.*", "GPU-h", "pool GPU-hours lost"},
@@ -229,6 +231,8 @@ void add_pool_metrics(const PoolResult& r, Report& report) {
   report.add("allocation_share", over_reps(r, [](const PoolReplication& p) { return p.allocation_share; }));
   report.add("fragmentation_share", over_reps(r, [](const PoolReplication& p) { return p.fragmentation_share; }));
   report.add("slo_attainment", over_reps(r, [](const PoolReplication& p) { return p.slo_attainment; }));
+  report.add("inference_slo_violation_share", over_reps(r, [](const PoolReplication& p) { return p.inference_slo_violation_share; }));
+  report.add("inference_gpu_hours_lent", over_reps(r, [](const PoolReplication& p) { return p.inference_gpu_hours_lent; }));
   for (int c = 0; c < kJobClasses; ++c) {
     const std::string k = class_key(static_cast<JobClass>(c));
     report.add("queue_delay_hours." + k, over_jobs(r, c, false));

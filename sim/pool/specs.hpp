@@ -81,6 +81,14 @@ struct InferenceGroup {
   double trace_period_s = 0.0;
   double trace_scale = 1.0;
   bool trace_in_gpus = false;
+  // Sized from requests (issue 39; sim/config/pool_builder.cpp with sim/serving): the served model,
+  // the peak request rate of one service and what one replica holds at the group's SLO, from
+  // which replica_gpus and peak_replicas were derived (empty model: given by hand).
+  std::string model;
+  std::string layout;                   // "TP4 PP1 fp8"
+  double requests_per_s = 0.0;          // daily peak per service (a trace: its maximum)
+  double replica_requests_per_s = 0.0;  // capacity of one replica at the SLO
+  double slo_ttft_p99_s = 0.0, slo_tpot_p99_s = 0.0;
 };
 
 // Stragglers in the pool (issue 27, sim/pool/stragglers.hpp): the job mix behind each training

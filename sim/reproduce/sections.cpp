@@ -9,6 +9,7 @@ const std::vector<Section>& sections() {
       {"facility", facility_validation_cases},
       {"pool", pool_validation_cases},
       {"stragglers", stragglers_validation_cases},
+      {"serving", serving_validation_cases},
   };
   return all;
 }

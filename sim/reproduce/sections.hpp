@@ -14,6 +14,7 @@ std::vector<ValidationCase> run_validation_cases();       // run_section.cpp
 std::vector<ValidationCase> facility_validation_cases();  // facility_sources.cpp
 std::vector<ValidationCase> pool_validation_cases();      // pool_section.cpp
 std::vector<ValidationCase> stragglers_validation_cases(); // stragglers_bytedance.cpp
+std::vector<ValidationCase> serving_validation_cases();   // serving_trtllm.cpp
 
 // DeepSeek-V3's GPU-hours (run-level, and the step-only figure beside it) at the 10%
 // target, then the NeMo MoE rows on DGX-H100 and DGX-B200 at 15% per row, each table followed by

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* const kModelFolders[] = {"sim/step", "sim/run", "sim/facility", "sim/pool"};
+const char* const kModelFolders[] = {"sim/step", "sim/run", "sim/facility", "sim/pool", "sim/serving"};
 
 const char* const kLayersAbove[] = {"pipeline", "app", "reproduce", "search", "sweep", "plan", "uncertainty"};
 

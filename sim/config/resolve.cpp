@@ -383,11 +383,13 @@ Param Resolver::value(const YAML::Node& node, const Field& f, const std::string&
 // record (`calibration`, `rows`). Read as the flat software fields {value, source}; the record
 // stays in the file for the reader. Any other software file is returned as it is.
 static YAML::Node software_from_calibration(const YAML::Node& doc) {
-  if (!doc.IsMap() || !doc["parameters"].IsMap()) return doc;
+  // (yaml-cpp: a missing key is an invalid node; ask IsDefined() before its type.)
+  auto is = [](const YAML::Node& n, YAML::NodeType::value t) { return n.IsDefined() && n.Type() == t; };
+  if (!doc.IsMap() || !is(doc["parameters"], YAML::NodeType::Map)) return doc;
   YAML::Node flat(YAML::NodeType::Map);
   if (doc["description"].IsDefined()) flat["description"] = doc["description"];
   std::string measured = "fleetsim calibrate";
-  if (doc["calibration"].IsMap() && doc["calibration"]["measurements"].IsScalar())
+  if (is(doc["calibration"], YAML::NodeType::Map) && is(doc["calibration"]["measurements"], YAML::NodeType::Scalar))
     measured += " on " + doc["calibration"]["measurements"].Scalar();
   flat["source"] = measured;
   for (const auto& kv : doc["parameters"]) {
@@ -398,7 +400,7 @@ static YAML::Node software_from_calibration(const YAML::Node& doc) {
     }
     YAML::Node v(YAML::NodeType::Map);
     v["value"] = p["value"];
-    v["source"] = measured + (p["status"].IsScalar() ? " (" + p["status"].Scalar() + ")" : std::string());
+    v["source"] = measured + (is(p["status"], YAML::NodeType::Scalar) ? " (" + p["status"].Scalar() + ")" : std::string());
     flat[kv.first.Scalar()] = v;
   }
   return flat;

@@ -1,4 +1,5 @@
 // `fleetsim list [KIND]` and `fleetsim describe KIND NAME`: the catalog and its fields.
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 #include <yaml-cpp/yaml.h>
@@ -105,6 +106,21 @@ std::string unit_of(const config::Field& f) {
   }
 }
 
+// "[min, max]" of a numeric field ("(" when the minimum is excluded); empty when unbounded.
+std::string bound_of(const config::Field& f) {
+  const bool numeric = f.type == config::FieldType::Quantity || f.type == config::FieldType::Integer ||
+                       f.type == config::FieldType::Real;
+  if (!numeric || (std::isinf(f.min) && std::isinf(f.max))) return "";
+  auto shown = [&](double x) {
+    if (std::isinf(x)) return std::string(x < 0 ? "-inf" : "inf");
+    if (f.type == config::FieldType::Quantity) return units::format(x, f.dim);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return std::string(buf);
+  };
+  return std::string(f.min_exclusive ? "(" : "[") + shown(f.min) + ", " + shown(f.max) + "]";
+}
+
 // `fleetsim describe plan NAME`: every key of a plan file (sim/config/plan_schema.cpp), nested
 // sections indented; then NAME (a plan file or a name in scenarios/) is loaded and checked.
 void describe_schema(const config::Schema& schema, const std::string& indent) {
@@ -181,8 +197,9 @@ void describe(const std::string& kind, const std::string& name) {
     std::cout << "  " << field.name << ": " << shown_value(field, v) << "\n"
               << "      " << field.doc << "\n"
               << "      unit: " << unit_of(field)
-              << "   default: " << (field.required ? "(required)" : field.default_text.empty() ? "(none)" : field.default_text)
-              << "\n";
+              << "   default: " << (field.required ? "(required)" : field.default_text.empty() ? "(none)" : field.default_text);
+    if (const std::string b = bound_of(field); !b.empty()) std::cout << "   bound: " << b;
+    std::cout << "\n";
     if (!v.source.empty() && v.origin != "default") std::cout << "      source: " << v.source << "\n";
     if (field.type == config::FieldType::Section)
       for (const auto& sf : field.section->fields)
@@ -208,7 +225,7 @@ void add_catalog_commands(CLI::App& app) {
   auto* d = app.add_subcommand("describe", "every field of a preset: value, unit, default, doc, source");
   auto dkind = std::make_shared<std::string>();
   auto dname = std::make_shared<std::string>();
-  d->add_option("KIND", *dkind, "gpus, nodes, fabrics, cooling, sites, failures, workloads, prices, scenarios, or plan (the plan schema, then NAME checked)")->required();
+  d->add_option("KIND", *dkind, "gpus, nodes, fabrics, cooling, sites, failures, workloads, prices, software, scenarios, or plan (the plan schema, then NAME checked)")->required();
   d->add_option("NAME", *dname, "preset name or path to a YAML file")->required();
   d->callback([dkind, dname] { describe(*dkind, *dname); });
 }

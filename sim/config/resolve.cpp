@@ -378,6 +378,34 @@ Param Resolver::value(const YAML::Node& node, const Field& f, const std::string&
   return p;
 }
 
+// A software file as `fleetsim calibrate` writes it (sim/calibrate/stack_file.cpp): its fitted
+// parameters under `parameters: {NAME: {value, status, bounds, ...}}` beside its calibration
+// record (`calibration`, `rows`). Read as the flat software fields {value, source}; the record
+// stays in the file for the reader. Any other software file is returned as it is.
+static YAML::Node software_from_calibration(const YAML::Node& doc) {
+  // (yaml-cpp: a missing key is an invalid node; ask IsDefined() before its type.)
+  auto is = [](const YAML::Node& n, YAML::NodeType::value t) { return n.IsDefined() && n.Type() == t; };
+  if (!doc.IsMap() || !is(doc["parameters"], YAML::NodeType::Map)) return doc;
+  YAML::Node flat(YAML::NodeType::Map);
+  if (doc["description"].IsDefined()) flat["description"] = doc["description"];
+  std::string measured = "fleetsim calibrate";
+  if (is(doc["calibration"], YAML::NodeType::Map) && is(doc["calibration"]["measurements"], YAML::NodeType::Scalar))
+    measured += " on " + doc["calibration"]["measurements"].Scalar();
+  flat["source"] = measured;
+  for (const auto& kv : doc["parameters"]) {
+    const YAML::Node& p = kv.second;
+    if (!p.IsMap() || !p["value"].IsDefined()) {
+      flat[kv.first.Scalar()] = p;  // walked below: the error names the key
+      continue;
+    }
+    YAML::Node v(YAML::NodeType::Map);
+    v["value"] = p["value"];
+    v["source"] = measured + (is(p["status"], YAML::NodeType::Scalar) ? " (" + p["status"].Scalar() + ")" : std::string());
+    flat[kv.first.Scalar()] = v;
+  }
+  return flat;
+}
+
 ParamSet Resolver::preset(const YAML::Node& node, const Field& f, const std::string& path,
                           const std::string& file, bool partial) {
   const Schema& schema = *f.section;
@@ -411,6 +439,7 @@ ParamSet Resolver::preset(const YAML::Node& node, const Field& f, const std::str
   }
   std::string preset_file = find_preset(f.preset_kind, name, file, path);
   YAML::Node doc = read_yaml_file(preset_file);
+  if (f.preset_kind == "software") doc = software_from_calibration(doc);
   // Preset files may give a field as {value: X, source: "..."}; flatten and keep the sources.
   YAML::Node flat(YAML::NodeType::Map);
   std::map<std::string, std::string> sources;

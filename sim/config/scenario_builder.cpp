@@ -40,6 +40,44 @@ GpuSpec build_gpu(const ParamSet& p) {
   return g;
 }
 
+SoftwareSpec build_software(const ParamSet& p) {
+  SoftwareSpec sw;
+  sw.name = p.preset_name;
+  sw.bias_swiglu_fusion = p.flag("bias_swiglu_fusion");
+  sw.masked_softmax_fusion = p.flag("masked_softmax_fusion");
+  sw.cuda_graphs = p.flag("cuda_graphs");
+  sw.host_ops_per_kernel = p.num("host_ops_per_kernel");
+  sw.kernel_launch_overhead = p.get<Seconds>("kernel_launch_overhead");
+  sw.fp8_attention = p.flag("fp8_attention");
+  sw.fp8_attention_speedup = p.num("fp8_attention_speedup");
+  sw.tp_overlap_method = p.text("tp_overlap_method") == "bulk" ? TpOverlapMethod::Bulk : TpOverlapMethod::Pipeline;
+  sw.tp_overlap_sms = p.integer("tp_overlap_sms");
+  sw.dp_bucket_min_params = p.num("dp_bucket_min_params");
+  sw.dp_bucket_params_per_dp_rank = p.num("dp_bucket_params_per_dp_rank");
+  sw.optimizer_bytes_per_param = p.num("optimizer_bytes_per_param");
+  sw.optimizer_kernels = p.num("optimizer_kernels");
+  sw.gemm_efficiency = p.num("gemm_efficiency");
+  sw.gemm_efficiency_fp8 = p.num("gemm_efficiency_fp8");
+  sw.attention_efficiency = p.num("attention_efficiency");
+  sw.hbm_efficiency = p.num("hbm_efficiency");
+  return sw;
+}
+
+// The stack's fitted efficiencies and host time replace the GPU, node and fabric presets' (0 =
+// keep them; the four read from `p` only here are the ones `fleetsim calibrate` also fits).
+void apply_software(const SoftwareSpec& sw, const ParamSet& p, ClusterSpec& c) {
+  GpuSpec& g = c.gpu;
+  if (const Flops w = p.get<Flops>("gemm_half_efficiency_work"); w.si() > 0) g.gemm_half_efficiency_work = w;
+  if (const double e = p.num("unfused_attention_hbm_efficiency"); e > 0) g.unfused_attention_hbm_efficiency = e;
+  if (const double e = p.num("nvlink_efficiency"); e > 0) c.node.nvlink_efficiency = e;
+  if (const double e = p.num("fabric_efficiency"); e > 0) c.fabric.efficiency = e;
+  if (sw.gemm_efficiency > 0) g.gemm_efficiency = sw.gemm_efficiency;
+  if (sw.gemm_efficiency_fp8 > 0) g.gemm_efficiency_fp8 = sw.gemm_efficiency_fp8;
+  if (sw.attention_efficiency > 0) g.attention_efficiency = sw.attention_efficiency;
+  if (sw.hbm_efficiency > 0) g.hbm_efficiency = sw.hbm_efficiency;
+  if (sw.kernel_launch_overhead.si() > 0) g.kernel_launch_overhead = sw.kernel_launch_overhead;
+}
+
 NodeSpec build_node(const ParamSet& p) {
   NodeSpec n;
   n.name = p.preset_name;
@@ -446,6 +484,8 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
   s.cluster.gpus = cl.integer("gpus");
   s.cluster.node = build_node(cl.sub("node"));
   s.cluster.fabric = build_fabric(cl.sub("fabric"));
+  s.workload.software = build_software(p.sub("software"));
+  apply_software(s.workload.software, p.sub("software"), s.cluster);
   const ParamSet& wl = p.sub("workload");
   s.workload.model = build_model(wl.sub("model"));
   s.workload.parallel = build_parallel(wl.sub("parallel"));

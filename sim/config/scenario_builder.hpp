@@ -13,6 +13,8 @@ Scenario build_scenario(const ParamSet& params, const std::string& file, const s
 
 GpuSpec build_gpu(const ParamSet& p);
 NodeSpec build_node(const ParamSet& p);
+SoftwareSpec build_software(const ParamSet& p);
+void apply_software(const SoftwareSpec& sw, const ParamSet& p, ClusterSpec& c);
 FabricSpec build_fabric(const ParamSet& p);
 CoolingSpec build_cooling(const ParamSet& p);
 FailureProfile build_failures(const ParamSet& p);

@@ -468,7 +468,7 @@ S step_schema() {
 }  // namespace
 
 const std::vector<std::string>& catalog_kinds() {
-  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads", "prices"};
+  static const std::vector<std::string> kinds = {"gpus", "nodes", "fabrics", "cooling", "sites", "failures", "workloads", "prices", "software"};
   return kinds;
 }
 
@@ -486,6 +486,7 @@ std::shared_ptr<const Schema> kind_schema(const std::string& kind) {
   else if (kind == "workloads") s = workload_model_schema();
   else if (kind == "sites") s = site_schema();
   else if (kind == "prices") s = price_schema();  // sim/plan's price catalog (plan_schema.cpp)
+  else if (kind == "software") s = software_schema();  // the training stack (software_schema.cpp)
   else return nullptr;
   cache[kind] = s;
   return s;
@@ -496,6 +497,8 @@ std::shared_ptr<const Schema> scenario_schema() {
       text("description", "", "what the scenario shows"),
       section("cluster", cluster_schema(), "hardware"),
       section("workload", workload_schema(), "model, layout, batch"),
+      with_default(preset("software", "software", "software stack preset (models/software) or YAML file, with overrides"),
+                   "default"),
       with_default(preset("failures", "failures", "failure profile and overrides", "profile"), "llama3-h100"),
       section("recovery", recovery_schema(), "restart pipeline and policy"),
       section("checkpoint", checkpoint_schema(), "checkpointing"),

@@ -75,6 +75,7 @@ units::DimVec dim() { return units::dim_of<Q>(); }
 // whole scenario. Defined in scenario_schema.cpp.
 std::shared_ptr<const Schema> kind_schema(const std::string& kind);
 std::shared_ptr<const Schema> scenario_schema();
+std::shared_ptr<const Schema> software_schema();  // software_schema.cpp
 const std::vector<std::string>& catalog_kinds();
 
 }  // namespace fleetsim::config

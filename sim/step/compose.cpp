@@ -35,8 +35,9 @@ Composition compose_iteration(const StageCosts& sc, const WorkloadSpec& w, const
   // otherwise the gradients are all-reduced. Gradients move in fp32 under bf16 (TrainingSpec).
   const Collective grad_kind = sharded ? Collective::ReduceScatter : Collective::AllReduce;
   const double grad_bytes = w.training.grad_bytes(), weight_bytes = w.training.bytes_per_param;
-  // Megatron DDP bucket size: max(40M, 1M x DP) parameters (megatron/core/distributed).
-  const double bucket_params = std::max(4.0e7, 1.0e6 * l.dp);
+  // Megatron DDP bucket size: max(40M, 1M x DP) parameters (megatron/core/distributed), the
+  // software stack's (software.hpp).
+  const double bucket_params = std::max(w.software.dp_bucket_min_params, w.software.dp_bucket_params_per_dp_rank * l.dp);
   const int group = sc.volumes.dp_grad_group.size;
   const auto P = static_cast<size_t>(l.pp);
   auto buckets_of = [&](double params) { return std::max(1.0, std::ceil(params / bucket_params)); };

@@ -46,6 +46,7 @@ class GpuCompute {
   [[nodiscard]] Seconds launch(double kernels) const;
 
   [[nodiscard]] FlopsPerSecond peak() const { return peak_; }
+  [[nodiscard]] double sm_count() const { return sms_; }
 
  private:
   [[nodiscard]] Seconds gemm_time(double m, double n, double k, double count, double peak, double eff_max,

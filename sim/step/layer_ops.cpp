@@ -81,7 +81,7 @@ class Ops {
     Op& op = add(name, OpKind::TpCollective, phase, kNoUnit);
     op.stream = OpStream::Tp; op.group = OpGroup::Tp; op.collective = coll; op.bytes = bytes; op.kernels = 1;
     op.window_first = static_cast<std::int8_t>(first); op.window_last = static_cast<std::int8_t>(last);
-    op.factor = c_.t;
+    op.factor = c_.software && c_.software->tp_overlap_method == TpOverlapMethod::Bulk ? 0.0 : c_.t;
   }
 
  private:
@@ -105,6 +105,7 @@ OpShape op_shape(const ClusterSpec& cluster, const WorkloadSpec& w, const Layout
   c.fp8_ratio = quantized_gemm_ratio(w.training, cluster.gpu);
   c.grad_acc_fused = w.training.gradient_accumulation_fusion;
   c.rank_load = moe_rank_load(m, l.ep);
+  c.software = &w.software;
   const double heads = m.num_attention_heads;
   const double groups = m.num_query_groups > 0 ? m.num_query_groups : heads;
   c.b = l.micro_batch;
@@ -123,9 +124,14 @@ OpShape op_shape(const ClusterSpec& cluster, const WorkloadSpec& w, const Layout
 
 void build_layer_ops(const OpShape& c, bool moe, LayerOps& lc) {
   lc = LayerOps{};
-  lc.host_dispatch = true;
+  const SoftwareSpec& sw = *c.software;
+  lc.host_dispatch = !sw.cuda_graphs;  // a replayed graph is launched ahead of the GPU as one
+  lc.host_ops_per_kernel = sw.host_ops_per_kernel;
   Ops<kMaxLayerOps> o(lc.ops, c);
   const ModelSpec& m = *c.model;
+  // FP8 attention (Transformer Engine FP8 DPA): FlashAttention-3 reaches ~1.2 PFLOP/s in FP8
+  // against ~740 TFLOP/s in BF16 on H100 (Shah et al. 2024, abstract): the software's speed-up.
+  const double attn_speedup = c.fp8 && sw.fp8_attention ? sw.fp8_attention_speedup : 1.0;
   const ParallelSpec& par = *c.parallel;
   const Layout& l = *c.layout;
   const double T = c.T, h = c.h, t = c.t;
@@ -171,9 +177,9 @@ void build_layer_ops(const OpShape& c, bool moe, LayerOps& lc) {
     const double attn_work = 2.0 * c.b * c.s_loc * c.s * hl * (dqk + dv) * 0.5;
     const std::uint8_t u = o.unit();
     Op& fa = o.add("core_attention", OpKind::Attention, Phase::Forward, u);
-    fa.flops = attn_work; fa.kernels = 1;
+    fa.flops = attn_work; fa.kernels = 1; fa.factor = attn_speedup;
     Op& ba = o.add("core_attention", OpKind::Attention, Phase::Dgrad, u);
-    ba.flops = 2.5 * attn_work; ba.kernels = 2;
+    ba.flops = 2.5 * attn_work; ba.kernels = 2; ba.factor = attn_speedup;
   } else {
     const int qkv = o.linear("qkv", T, q_cols + kv_cols, h, 1.0, 1.0);
     const int out = o.linear("out_proj", T, h, q_cols, 1.0, 1.0);
@@ -187,9 +193,9 @@ void build_layer_ops(const OpShape& c, bool moe, LayerOps& lc) {
       // recomputes the scores: 5 matmuls instead of 2; Dao 2023, Sec. 3).
       const double work = 4.0 * c.b * c.s_loc * c.s * q_cols * 0.5;
       Op& f = o.add("core_attention", OpKind::Attention, Phase::Forward, u);
-      f.flops = work; f.kernels = 1;
+      f.flops = work; f.kernels = 1; f.factor = attn_speedup;
       Op& b = o.add("core_attention", OpKind::Attention, Phase::Dgrad, u);
-      b.flops = 2.5 * work; b.kernels = 2;
+      b.flops = 2.5 * work; b.kernels = 2; b.factor = attn_speedup;
     } else {
       // Unfused (Megatron 2021): batched QK^T and AV GEMMs over the full s x s scores, then the
       // fused scale-mask-softmax (read 2 + write 2 bytes per score) and dropout (read 2, write 2,
@@ -202,14 +208,18 @@ void build_layer_ops(const OpShape& c, bool moe, LayerOps& lc) {
       const double scores = count * c.s_loc * c.s;
       o.gemm("attention_scores", OpKind::ScoresGemm, Phase::Forward, u, c.s_loc, c.s, c.hd, count).kernels = 1;
       o.gemm("attention_values", OpKind::ScoresGemm, Phase::Forward, u, c.s_loc, c.hd, c.s, count).kernels = 1;
-      o.memory("softmax", Phase::Forward, u, 4.0 * scores, 1.0, OpKind::ScoresMemory);
+      // Without masked_softmax_fusion (software): scale, mask and softmax are three PyTorch kernels
+      // (read 2, write 2 each; Megatron's FusedScaleMaskSoftmax.forward_torch_softmax), and the
+      // backward adds the scale's (read 2, write 2) to the softmax's.
+      const bool fused = c.software->masked_softmax_fusion;
+      o.memory("softmax", Phase::Forward, u, (fused ? 4.0 : 12.0) * scores, fused ? 1.0 : 3.0, OpKind::ScoresMemory);
       o.memory("attention_dropout", Phase::Forward, u, 5.0 * scores, 1.0, OpKind::ScoresMemory);
       o.gemm("attention_values", OpKind::ScoresGemm, Phase::Dgrad, u, c.s_loc, c.hd, c.s, count).kernels = 2;
       o.gemm("attention_values", OpKind::ScoresGemm, Phase::Dgrad, u, c.s, c.hd, c.s_loc, count).kernels = 2;
       o.gemm("attention_scores", OpKind::ScoresGemm, Phase::Dgrad, u, c.s_loc, c.s, c.hd, count).kernels = 2;
       o.gemm("attention_scores", OpKind::ScoresGemm, Phase::Dgrad, u, c.s, c.hd, c.s_loc, count).kernels = 2;
       o.memory("attention_dropout", Phase::Dgrad, u, 5.0 * scores, 0.0, OpKind::ScoresMemory);
-      o.memory("softmax", Phase::Dgrad, u, 6.0 * scores, 0.0, OpKind::ScoresMemory);
+      o.memory("softmax", Phase::Dgrad, u, (fused ? 6.0 : 10.0) * scores, fused ? 0.0 : 4.0, OpKind::ScoresMemory);
     }
     lc.params += h * (q_cols + kv_cols) + (q_cols + kv_cols) + q_cols * h + h;  // weights + biases
   }
@@ -288,7 +298,11 @@ void build_layer_ops(const OpShape& c, bool moe, LayerOps& lc) {
   // its input(s) and writes its output (GELU 2, SwiGLU 3 passes). Backward moves ~2x the bytes.
   // One unit: priced as one pass over their bytes (the same bandwidth).
   const double hidden = c.Tsp * h * kAct;
-  const double act = act_elems * kAct * (m.swiglu ? 3.0 : 2.0);
+  // Without bias_swiglu_fusion (software): silu(gate) (read, write) and its product with up (read
+  // 2, write 1) are two kernels, 5 passes (Megatron-core bias_swiglu_fusion = False).
+  const bool swiglu_fused = sw.bias_swiglu_fusion;
+  if (m.swiglu && !swiglu_fused) act_kernels += 1;
+  const double act = act_elems * kAct * (m.swiglu ? (swiglu_fused ? 3.0 : 5.0) : 2.0);
   const std::string_view act_name = m.swiglu ? "swiglu" : "gelu";
   const std::uint8_t ue = o.unit();
   for (Phase p : {Phase::Forward, Phase::Dgrad}) {
@@ -346,7 +360,8 @@ void build_layer_ops(const OpShape& c, bool moe, LayerOps& lc) {
     const double kv_chunk = c.b * c.s_loc * kv_cols * kAct;
     lc.cp_bytes = Bytes(kv_chunk * l.cp);
     const double share = (l.cp - 1.0) / l.cp;
-    const double attn = c.flash ? 4.0 * c.b * c.s_loc * c.s * q_cols * 0.5 : 0.0;
+    double attn = c.flash ? 4.0 * c.b * c.s_loc * c.s * q_cols * 0.5 : 0.0;
+    if (attn_speedup != 1.0) attn /= attn_speedup;  // the FP8 attention hides less
     for (Phase p : {Phase::Forward, Phase::Dgrad}) {
       Op& x = o.add("cp_kv_exchange", OpKind::CpExchange, p, kNoUnit);
       x.stream = OpStream::Cp; x.group = OpGroup::Cp; x.collective = Collective::AllGather;
@@ -373,12 +388,15 @@ void build_layer_ops(const OpShape& c, bool moe, LayerOps& lc) {
         break;
       }
       if (c.flash) {
-        o.add("core_attention", OpKind::Attention, Phase::Recompute, u).flops = 4.0 * c.b * c.s_loc * c.s * q_cols * 0.5;
+        Op& r = o.add("core_attention", OpKind::Attention, Phase::Recompute, u);
+        r.flops = 4.0 * c.b * c.s_loc * c.s * q_cols * 0.5;
+        r.factor = attn_speedup;
       } else {
         const double count = c.b * c.heads_loc;
         o.gemm("attention_scores", OpKind::ScoresGemm, Phase::Recompute, u, c.s_loc, c.s, c.hd, count);
         o.gemm("attention_values", OpKind::ScoresGemm, Phase::Recompute, u, c.s_loc, c.hd, c.s, count);
-        o.memory("softmax_dropout", Phase::Recompute, u, 9.0 * count * c.s_loc * c.s, 0.0, OpKind::ScoresMemory);
+        const double per_score = c.software->masked_softmax_fusion ? 9.0 : 17.0;
+        o.memory("softmax_dropout", Phase::Recompute, u, per_score * count * c.s_loc * c.s, 0.0, OpKind::ScoresMemory);
       }
       break;
     }

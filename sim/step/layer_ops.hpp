@@ -68,8 +68,9 @@ struct Op {
   double bytes = 0;                       // memory-bound kernels and collectives (per rank)
   double flops = 0;                       // Attention; CpExchange: the attention that hides it
   double kernels = 0;                     // kernels the host launches for it (host dispatch)
-  // GemmFp8: the recipe's GEMM throughput over per-tensor scaling (fp8.hpp). TpCollective
-  // (hidden): the chunks it is split into (TP). CpExchange: the share of `flops`' time that can
+  // GemmFp8: the recipe's GEMM throughput over per-tensor scaling (fp8.hpp). Attention: its
+  // speed-up over BF16 attention (FP8 attention). TpCollective (hidden): the chunks it is split
+  // into (TP; 0: one transfer beside the GEMM, bulk overlap). CpExchange: the share of `flops`' time that can
   // hide it. ExpertAllToAll: bytes per element.
   double factor = 1;
   double tokens = 0;                      // ExpertAllToAll: tokens per microbatch on this GPU
@@ -106,6 +107,7 @@ struct OpBlock {
   OpArray<N> ops;
   bool full_recompute = false;   // the recompute pass is the forward pass again
   bool host_dispatch = false;    // a pass costs max(GPU time, its kernels' host time) (layers)
+  double host_ops_per_kernel = 3;  // PyTorch ops the host issues per kernel listed (software)
   double params = 0;             // parameters on one GPU (weights, biases, norms)
   double expert_params = 0;      // of which expert weights
   double linear_params = 0;      // of which linear-layer weights (FP8 GEMMs under fp8)
@@ -127,6 +129,7 @@ struct OpShape {
   double cast_bytes = 4, cast_kernels = 1, fp8_ratio = 1;
   bool grad_acc_fused = false;
   double rank_load = 1;     // busiest expert-parallel rank's routed tokens over the mean
+  const SoftwareSpec* software = nullptr;  // fusions, host dispatch, FP8 attention, TP overlap
   double b = 0, s_loc = 0, s = 0, T = 0, Tsp = 0, h = 0, hd = 0, heads_loc = 0, kv_heads_loc = 0, f = 0, t = 0;
 };
 

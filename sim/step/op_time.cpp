@@ -69,7 +69,10 @@ Seconds compute_time(const Op& op, const GpuCompute& gpu, const Windows* forward
     case OpKind::GemmFp8: return gpu.gemm_fp8(op.m, op.n, op.k, op.count, op.factor);
     case OpKind::GemmFp4: return gpu.gemm_fp4(op.m, op.n, op.k, op.count);
     case OpKind::ScoresGemm: return gpu.gemm_scores(op.m, op.n, op.k, op.count);
-    case OpKind::Attention: return gpu.attention(Flops(op.flops));
+    case OpKind::Attention: {
+      const Seconds t = gpu.attention(Flops(op.flops));
+      return op.factor != 1.0 ? Seconds(t.si() / op.factor) : t;  // FP8 attention (layer_ops.cpp)
+    }
     case OpKind::Repeat: return forward ? window_time(*forward, op.window_first, op.window_last) : Seconds(0);
     default: return Seconds(0);
   }
@@ -83,7 +86,7 @@ struct Exposed {
   double n;
 };
 
-PhaseTime price_pass(const Op* begin, const Op* end, Pass pass, const OpPricing& p, bool host_dispatch,
+PhaseTime price_pass(const Op* begin, const Op* end, Pass pass, const OpPricing& p, double host_ops_per_kernel,
                      Windows& win, const Windows* forward, Bytes* ep_bytes) {
   PhaseTime pt;
   UnitSum u;
@@ -127,13 +130,20 @@ PhaseTime price_pass(const Op* begin, const Op* end, Pass pass, const OpPricing&
           break;
         }
         // Split into `factor` (TP) chunks pipelined with the GEMM's chunks: a pair takes
-        // max(comm, GEMM) + min(comm, GEMM) / TP (one chunk to fill the pipe). The hidden part is
-        // reported as overlapped.
+        // max(comm, GEMM) + min(comm, GEMM) / TP (one chunk to fill the pipe); bulk overlap
+        // (factor 0): max(comm, GEMM). The hidden part is reported as overlapped.
         const Seconds comm = p.net.time(op->collective, Bytes(op->bytes), p.layout.tp_group);
         const Seconds gemm = window_time(win, op->window_first, op->window_last);
-        const Seconds e = max(Seconds(0), comm - gemm) + Seconds(std::min(comm.si(), gemm.si()) / op->factor);
+        Seconds e = max(Seconds(0), comm - gemm);
+        if (op->factor > 0) e += Seconds(std::min(comm.si(), gemm.si()) / op->factor);
         pt.tp_comm += e;
         pt.tp_hidden += comm - e;
+        // The overlap kernels hold tp_overlap_sms SMs while the hidden part runs: the GEMMs
+        // beside them get sm / (sm - sms) longer over that time (software).
+        if (p.tp_overlap_sms > 0 && p.gpu.sm_count() > p.tp_overlap_sms) {
+          const double sms = p.tp_overlap_sms, all = p.gpu.sm_count();
+          pt.math += (comm - e) * (sms / (all - sms));
+        }
         break;
       }
       case OpKind::CpExchange: {
@@ -165,9 +175,9 @@ PhaseTime price_pass(const Op* begin, const Op* end, Pass pass, const OpPricing&
   // bookkeeping (Megatron's ParallelTransformerLayer forward is ~45-50 Python-level ops for the
   // ~15 kernels counted; megatron/model/transformer.py, 2021-2023). `kernel_launch_overhead` is
   // the host time of one such op (eager PyTorch from Python: ~10-20 us).
-  if (host_dispatch && pass != Pass::Recompute) {
+  if (host_ops_per_kernel > 0 && pass != Pass::Recompute) {
     const Seconds gpu_time = pt.math + pt.memory + pt.tp_comm + pt.cp_comm + pt.ep_comm;
-    const Seconds host = p.gpu.launch(kernels * kHostOpsPerKernel);
+    const Seconds host = p.gpu.launch(kernels * host_ops_per_kernel);
     if (host > gpu_time) pt.memory += host - gpu_time;
   }
   return pt;
@@ -175,12 +185,14 @@ PhaseTime price_pass(const Op* begin, const Op* end, Pass pass, const OpPricing&
 
 }  // namespace
 
-PricedOps price_ops(const Op* begin, const Op* end, bool host_dispatch, bool full_recompute, const OpPricing& p) {
+PricedOps price_ops(const Op* begin, const Op* end, double host_ops_per_kernel, bool full_recompute,
+                    const OpPricing& p) {
   PricedOps out;
   Windows fwd_win, bwd_win, rec_win;
-  out.fwd = price_pass(begin, end, Pass::Forward, p, host_dispatch, fwd_win, nullptr, &out.ep_bytes);
-  out.bwd = price_pass(begin, end, Pass::Backward, p, host_dispatch, bwd_win, nullptr, nullptr);
-  out.recompute = full_recompute ? out.fwd : price_pass(begin, end, Pass::Recompute, p, false, rec_win, &fwd_win, nullptr);
+  out.fwd = price_pass(begin, end, Pass::Forward, p, host_ops_per_kernel, fwd_win, nullptr, &out.ep_bytes);
+  out.bwd = price_pass(begin, end, Pass::Backward, p, host_ops_per_kernel, bwd_win, nullptr, nullptr);
+  out.recompute =
+      full_recompute ? out.fwd : price_pass(begin, end, Pass::Recompute, p, 0.0, rec_win, &fwd_win, nullptr);
   return out;
 }
 

@@ -18,6 +18,7 @@ struct OpPricing {
   const ModelSpec& model;
   const Layout& layout;
   double rank_load = 1;  // busiest expert-parallel rank's routed tokens over the mean (moe.hpp)
+  int tp_overlap_sms = 0;  // SMs the TP-overlap kernels hold (software.hpp)
 };
 
 // One list priced: forward, backward (dgrad + wgrad) and recompute of one microbatch.
@@ -26,15 +27,13 @@ struct PricedOps {
   Bytes ep_bytes;  // expert all-to-all bytes per rank, forward (fabric + NVLink legs)
 };
 
-[[nodiscard]] PricedOps price_ops(const Op* begin, const Op* end, bool host_dispatch, bool full_recompute,
+// `host_ops_per_kernel` > 0: a pass costs at least its kernels' host time (op_time.cpp).
+[[nodiscard]] PricedOps price_ops(const Op* begin, const Op* end, double host_ops_per_kernel, bool full_recompute,
                                   const OpPricing& p);
 
 template <std::size_t N>
 [[nodiscard]] PricedOps price_ops(const OpBlock<N>& b, const OpPricing& p) {
-  return price_ops(b.ops.begin(), b.ops.end(), b.host_dispatch, b.full_recompute, p);
+  return price_ops(b.ops.begin(), b.ops.end(), b.host_dispatch ? b.host_ops_per_kernel : 0.0, b.full_recompute, p);
 }
-
-// Host dispatch: ~3 PyTorch ops issued per kernel counted in the op list (op_time.cpp).
-inline constexpr double kHostOpsPerKernel = 3.0;
 
 }  // namespace fleetsim::step

@@ -51,7 +51,7 @@ StageCosts stage_costs(const ClusterSpec& cluster, const WorkloadSpec& w, const 
   const Layout& l = sc.layout;
   const ModelSpec& m = w.model;
   const OpShape c = op_shape(cluster, w, l);
-  const OpPricing pricing{gpu, net, m, l, c.rank_load};
+  const OpPricing pricing{gpu, net, m, l, c.rank_load, w.software.tp_overlap_sms};
 
   build_layer_ops(c, false, sc.dense_layer);
   const LayerCost dense = priced(sc.dense_layer, pricing);

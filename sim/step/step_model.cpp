@@ -35,12 +35,13 @@ const step::InFlight& cached_in_flight(const step::PipelineSchedule& s, const st
 // MixedPrecisionOptimizer.step: megatron/optimizer/optimizer.py, 2021; megatron/core/optimizer):
 // gradient-norm pass for clipping (read the fp32 gradient, 4 B); fused multi-tensor Adam (read
 // fp32 master weight, gradient, m, v; write weight, m, v: 28 B); copy the fp32 master weights to
-// the 16-bit model weights (read 4, write 2: 6 B). bf16: 38 B. fp16 adds the copy of the 16-bit
-// model gradients to fp32 main gradients (read 2, write 4) and the loss-scale unscale with its
-// inf/NaN check (read 4, write 4): 52 B.
-double optimizer_bytes_per_param(Precision precision) {
-  const double common = 4.0 + 28.0 + 6.0;
-  return precision == Precision::Fp16 ? common + 6.0 + 8.0 : common;
+// the 16-bit model weights (read 4, write 2: 6 B). bf16: 38 B (the software stack's
+// optimizer_bytes_per_param). fp16 adds the copy of the 16-bit model gradients to fp32 main
+// gradients (read 2, write 4) and the loss-scale unscale with its inf/NaN check (read 4, write 4):
+// 52 B.
+double optimizer_bytes_per_param(const WorkloadSpec& w) {
+  const double common = w.software.optimizer_bytes_per_param;
+  return w.training.precision == Precision::Fp16 ? common + 6.0 + 8.0 : common;
 }
 
 }  // namespace
@@ -105,8 +106,8 @@ StepResult evaluate_step(const ClusterSpec& cluster, const WorkloadSpec& w, cons
   const bool fp8 = quantized_linears(w.training.precision);
   costs.optimizer = [&](int r) {
     const double params = step::local_optimizer_params(sc, w.parallel, r);
-    double t = gpu.memory_bound(Bytes(params * optimizer_bytes_per_param(w.training.precision))).si() +
-               gpu.launch(20).si();
+    double t = gpu.memory_bound(Bytes(params * optimizer_bytes_per_param(w))).si() +
+               gpu.launch(w.software.optimizer_kernels).si();
     if (fp8)
       t += gpu.memory_bound(Bytes(sc.rank_linear_params[static_cast<size_t>(r)] *
                                   step::weight_quantize_bytes_per_element(w.training))).si();

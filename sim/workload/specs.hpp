@@ -3,6 +3,8 @@
 // Key names follow Megatron-LM's arguments (DESIGN.md §5) so users recognize them.
 #pragma once
 
+#include "sim/workload/software.hpp"
+
 #include <string>
 #include <vector>
 
@@ -172,6 +174,7 @@ struct WorkloadSpec {
   ModelSpec model;
   ParallelSpec parallel;
   TrainingSpec training;
+  SoftwareSpec software;  // the scenario's top-level `software:` (software.hpp)
 };
 
 }  // namespace fleetsim

@@ -158,7 +158,8 @@ TEST_CASE("TP overlap hides each collective behind its own GEMM, every mechanism
   CHECK(find(ops, "cp_kv_exchange", Phase::Forward).size() == 1);
   CHECK(find(ops, "cp_kv_exchange", Phase::Dgrad).at(0)->count == 2);  // K, V and their gradients
   CHECK(ops.size() <= step::kMaxLayerOps);
-  const step::PricedOps p = step::price_ops(sc.moe_layer, {step::GpuCompute(s.cluster.gpu), step::CollectiveModel(s.cluster),
-                                                           s.workload.model, sc.layout, 1.0});
+  const step::GpuCompute gpu(s.cluster.gpu);
+  const step::CollectiveModel net(s.cluster);
+  const step::PricedOps p = step::price_ops(sc.moe_layer, {gpu, net, s.workload.model, sc.layout, 1.0});
   CHECK(p.fwd.tp_hidden.si() > 0);
 }

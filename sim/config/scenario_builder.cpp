@@ -5,12 +5,38 @@
 #include <numeric>
 
 #include "sim/config/pool_config.hpp"
+#include "sim/core/csv.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/paths.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/units/parse.hpp"
 #include "sim/workload/layout_rules.hpp"
 
 namespace fleetsim::config {
+
+std::vector<GemmMPoint> read_gemm_m_curve(const std::string& name) {
+  // A file name under data/supplement (sim/core/paths.hpp), never a path outside it.
+  if (name.find('/') != std::string::npos || name.find("..") != std::string::npos)
+    throw ConfigError("gpu preset", "gemm_m_curve", "'" + name + "' is not a file name under " + data_dir() +
+                                          "/supplement (e.g. hopper_gemm_vs_m.csv)");
+  const CsvTable t = read_csv(data_dir() + "/supplement/" + name);
+  t.require_columns({"m", "n", "k", "tflops"});
+  std::vector<GemmMPoint> curve;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const GemmMPoint pt{t.num(i, "m"), t.num(i, "n"), t.num(i, "k"), t.num(i, "tflops")};
+    if (!(pt.m > 0 && pt.n > 0 && pt.k > 0 && pt.tflops > 0))
+      throw ConfigError(t.path, "m, n, k, tflops", "must all be positive", t.row_lines[i]);
+    curve.push_back(pt);
+  }
+  // Every K row needs at least two M points at one N, so the curve can be read relative to its top.
+  for (const auto& p : curve) {
+    int same = 0;
+    for (const auto& q : curve) same += (q.k == p.k && q.n == p.n) ? 1 : 0;
+    if (same < 2 || std::any_of(curve.begin(), curve.end(), [&](const GemmMPoint& q) { return q.k == p.k && q.n != p.n; }))
+      throw ConfigError(t.path, "k", "each k needs at least two rows at one n (k " + std::to_string(p.k) + ")");
+  }
+  return curve;
+}
 
 GpuSpec build_gpu(const ParamSet& p) {
   GpuSpec g;
@@ -34,6 +60,8 @@ GpuSpec build_gpu(const ParamSet& p) {
   g.thermal_resistance = p.get<KelvinPerWatt>("thermal_resistance");
   g.throttle_temperature = p.celsius("throttle_temperature");
   g.throttle_slope_per_kelvin = p.num("throttle_slope_per_kelvin");
+  g.tp_overlap_exposed_share = p.num("tp_overlap_exposed_share");
+  if (!p.text("gemm_m_curve").empty()) g.gemm_m_curve = read_gemm_m_curve(p.text("gemm_m_curve"));
   return g;
 }
 
@@ -199,6 +227,20 @@ ParallelSpec build_parallel(const ParamSet& p) {
   s.overlap_sm_contention = p.flag("overlap_sm_contention");
   s.overlap_hbm_contention = p.flag("overlap_hbm_contention");
   s.fsdp_prefetch_ops = p.integer("fsdp_prefetch_ops");
+  s.tp_comm_overlap_rs_method =
+      p.text("tp_comm_overlap_rs_method") == "ring_exchange" ? TpOverlapMethod::RingExchange : TpOverlapMethod::Pipeline;
+  if (!p.at("tp_comm_overlap_rs_sms").ints.empty()) {
+    s.tp_comm_overlap_rs_sms.clear();
+    for (long long v : p.at("tp_comm_overlap_rs_sms").ints) s.tp_comm_overlap_rs_sms.push_back(static_cast<int>(v));
+  }
+  if (!p.at("tp_comm_overlap_bulk_sms").ints.empty()) {
+    s.tp_comm_overlap_bulk_sms.clear();
+    for (long long v : p.at("tp_comm_overlap_bulk_sms").ints) s.tp_comm_overlap_bulk_sms.push_back(static_cast<int>(v));
+  }
+  s.tp_comm_overlap_aggregate = p.flag("tp_comm_overlap_aggregate");
+  s.tp_comm_overlap_rs_fp8_buf = p.flag("tp_comm_overlap_rs_fp8_buf");
+  s.tp_comm_overlap_splits = p.integer("tp_comm_overlap_splits");
+
   s.tp_comm_overlap = p.flag("tp_comm_overlap");
   s.overlap_p2p_comm = p.flag("overlap_p2p_comm");
   for (long long v : p.at("pipeline_layer_split").ints) s.pipeline_layer_split.push_back(static_cast<int>(v));
@@ -380,6 +422,18 @@ void check_layout(Scenario& s, const std::string& file) {
     fail(P + "pipeline_schedule", "dualpipe needs an even pipeline_model_parallel_size >= 2 and "
                                   "virtual_pipeline_model_parallel_size 1 (PP " + std::to_string(pp) +
                                   ", VPP " + std::to_string(vpp) + ")");
+  // TE userbuffers SM lists: one entry per overlapped op, each leaving the GEMM at least one SM.
+  auto check_sms = [&](const std::string& key, const std::vector<int>& v, size_t n, const char* ops) {
+    const int sms = s.cluster.gpu.sm_count;
+    if (v.size() != n)
+      fail(P + key, "has " + std::to_string(v.size()) + " entries; give " + std::to_string(n) + " (" + ops + ")");
+    for (int x : v)
+      if (x < 0 || (sms > 0 && x >= sms))
+        fail(P + key, "entry " + std::to_string(x) + " is outside [0, " + std::to_string(sms > 0 ? sms - 1 : 0) +
+                          "]: the SMs of " + s.cluster.gpu.name + " less one for the GEMM");
+  };
+  check_sms("tp_comm_overlap_rs_sms", par.tp_comm_overlap_rs_sms, 2, "attention output, FC2");
+  check_sms("tp_comm_overlap_bulk_sms", par.tp_comm_overlap_bulk_sms, 4, "QKV dgrad, QKV wgrad, FC1 dgrad, FC1 wgrad");
   if (m.num_attention_heads % m.num_query_groups != 0)
     fail("workload.model.num_query_groups", "num_attention_heads = " + std::to_string(m.num_attention_heads) +
                                                 " is not divisible by num_query_groups = " + std::to_string(m.num_query_groups));

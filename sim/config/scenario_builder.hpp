@@ -12,6 +12,8 @@ namespace fleetsim::config {
 Scenario build_scenario(const ParamSet& params, const std::string& file, const std::string& resolved_yaml);
 
 GpuSpec build_gpu(const ParamSet& p);
+// The measured GEMM-vs-M curve a GPU preset names (gemm_m_curve): data/supplement/<name>, rows m, n, k, tflops.
+std::vector<GemmMPoint> read_gemm_m_curve(const std::string& name);
 NodeSpec build_node(const ParamSet& p);
 FabricSpec build_fabric(const ParamSet& p);
 CoolingSpec build_cooling(const ParamSet& p);

@@ -64,6 +64,12 @@ S gpu_schema() {
       quantity("thermal_resistance", dim<KelvinPerWatt>(), "0.06 K/W", "junction-to-inlet thermal resistance"),
       temperature("throttle_temperature", "85 degC", "junction temperature above which clocks drop"),
       real("throttle_slope_per_kelvin", "0.01", "relative clock loss per kelvin above the throttle temperature", 0, 1),
+      real("tp_overlap_exposed_share", "0",
+           "share of a GEMM-overlapped TP collective that stays exposed beyond the chunk pipeline (measured: a fused "
+           "GEMM + reduce-scatter on 8 H100; sim/step/tp_overlap.hpp); 0 = only the pipeline's own exposure", 0, 1),
+      text("gemm_m_curve", "",
+           "measured GEMM throughput against M (a CSV under data/supplement with columns m, n, k, tflops): the "
+           "efficiency of TP overlap's chunk GEMMs; empty = chunks run at the whole GEMM's rate"),
   });
 }
 
@@ -242,6 +248,21 @@ S parallel_schema() {
       boolean("tp_comm_overlap", "false",
               "overlap TP all-gathers / reduce-scatters with the adjacent GEMMs (Megatron-core --tp-comm-overlap, "
               "Transformer Engine userbuffers; needs sequence_parallel)"),
+      choice("tp_comm_overlap_rs_method", {"pipeline", "ring_exchange"}, "pipeline",
+             "how TE userbuffers overlaps the forward reduce-scatters (attention output, FC2) with their GEMMs: "
+             "pipeline (GEMM chunks on the SMs the reduce-scatter kernel leaves; NeMo's H100 BF16 recipes) or "
+             "ring_exchange (copy-engine peer-to-peer, 1 SM; NeMo's FP8 recipes since PR #13131, Blackwell)"),
+      int_list("tp_comm_overlap_rs_sms",
+               "SMs of the pipelined forward reduce-scatters [attention output, FC2] (NeMo num_sm; default [24, 16], "
+               "Llama 3 70B TP 4; 405B TP 8: [24, 8]); the GEMM chunks run on the rest"),
+      int_list("tp_comm_overlap_bulk_sms",
+               "SMs of the backward bulk overlaps [QKV dgrad, QKV wgrad, FC1 dgrad, FC1 wgrad] (NeMo num_sm; default "
+               "[4, 24, 2, 4]); the concurrent GEMM loses them while the collective runs"),
+      boolean("tp_comm_overlap_aggregate", "false",
+              "ring exchange moves two chunks per step (NeMo aggregate; the 405B TP 8 configs): TP / 2 chunk GEMMs"),
+      boolean("tp_comm_overlap_rs_fp8_buf", "true",
+              "under fp8 the pipelined reduce-scatter moves the GEMM's FP8 output (NeMo fp8_buf, its H100 FP8 configs)"),
+      integer("tp_comm_overlap_splits", "4", "GEMM chunks of a pipelined reduce-scatter (NeMo num_splits)", 1, 64),
       boolean("overlap_p2p_comm", "false",
               "asynchronous pipeline sends: the sender does not wait for the transfer (Megatron-core "
               "overlap_p2p_comm; Llama 3 §3.3.2); false: blocking batch_isend_irecv + synchronize"),

@@ -5,10 +5,16 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "sim/units/quantity.hpp"
 
 namespace fleetsim {
+
+// One measured GEMM: shape and throughput (gemm_m_curve; sim/step/tp_overlap.hpp).
+struct GemmMPoint {
+  double m = 0, n = 0, k = 0, tflops = 0;
+};
 
 struct GpuSpec {
   std::string name;
@@ -38,6 +44,14 @@ struct GpuSpec {
   KelvinPerWatt thermal_resistance;
   Celsius throttle_temperature;        // clocks begin to drop above this junction temperature
   double throttle_slope_per_kelvin = 0.0;  // relative clock loss per kelvin above the threshold
+  // Measured GEMM throughput against M at a few K (preset key gemm_m_curve: a file under
+  // data/supplement): the efficiency of TP overlap's chunk GEMMs (sim/step/tp_overlap.hpp).
+  // Empty: chunks cost the whole GEMM's rate.
+  std::vector<GemmMPoint> gemm_m_curve;
+  // Share of a GEMM-overlapped TP collective that stays exposed however it is chunked (the
+  // collective slowed by the GEMM's memory traffic, chunk synchronization); measured per GPU
+  // generation (sim/step/tp_overlap.hpp). 0: only the chunk pipeline's own exposure.
+  double tp_overlap_exposed_share = 0.0;
 };
 
 struct NodeSpec {

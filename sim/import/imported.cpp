@@ -135,6 +135,18 @@ std::string scenario_yaml(const Imported& imp) {
     << "    overlap_param_gather: " << yes(imp.overlap_param_gather) << "\n"
     << "    tp_comm_overlap: " << yes(imp.tp_comm_overlap) << "\n"
     << "    overlap_p2p_comm: " << yes(imp.overlap_p2p_comm) << "\n";
+  if (imp.tp_overlap_cfg) {
+    auto list = [](const std::vector<int>& v) {
+      std::string s = "[";
+      for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
+      return s + "]";
+    };
+    y << "    tp_comm_overlap_rs_method: " << imp.tp_overlap_rs_method << "\n";
+    if (!imp.tp_overlap_rs_sms.empty()) y << "    tp_comm_overlap_rs_sms: " << list(imp.tp_overlap_rs_sms) << "\n";
+    if (!imp.tp_overlap_bulk_sms.empty()) y << "    tp_comm_overlap_bulk_sms: " << list(imp.tp_overlap_bulk_sms) << "\n";
+    y << "    tp_comm_overlap_aggregate: " << yes(imp.tp_overlap_aggregate) << "\n"
+      << "    tp_comm_overlap_rs_fp8_buf: " << yes(imp.tp_overlap_rs_fp8_buf) << "\n";
+  }
   if (imp.microbatch_group_size > 0) y << "    microbatch_group_size_per_vp_stage: " << imp.microbatch_group_size << "\n";
   if (!imp.rank_order.empty()) y << "    rank_order: " << imp.rank_order << "\n";
   const std::vector<int> split = pipeline_layer_split(imp);

@@ -31,6 +31,12 @@ struct Imported {
   int zero_stage = 0;
   bool overlap_grad_reduce = false, overlap_param_gather = false;
   bool tp_comm_overlap = false, overlap_p2p_comm = false;
+  // TE userbuffers settings read from tp_comm_overlap_cfg (nemo_userbuffers.hpp); `tp_overlap_cfg`
+  // false: none given, the scenario's defaults (NeMo's Llama 3 70B TP 4 config) apply.
+  bool tp_overlap_cfg = false;
+  std::string tp_overlap_rs_method = "pipeline";
+  std::vector<int> tp_overlap_rs_sms, tp_overlap_bulk_sms;
+  bool tp_overlap_aggregate = false, tp_overlap_rs_fp8_buf = false;
   std::string rank_order;      // "" = the schema's default (Megatron's tp-cp-dp-pp)
   // Uneven pipeline split: layers on the first / last stage (0 = even), and Megatron-core's
   // account_for_embedding / account_for_loss_in_pipeline_split (the embedding / loss as a layer).

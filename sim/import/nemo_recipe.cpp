@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/core/error.hpp"
+#include "sim/import/nemo_userbuffers.hpp"
 #include "sim/core/files.hpp"
 #include "sim/core/limits.hpp"
 
@@ -134,6 +135,22 @@ class Reader {
     return "";
   }
   void mark(const std::string& k) { used_.insert(k); }
+  // The config a Hydra defaults list selects for `group_key` ("- optional tp_overlap@model.ub_tp_
+  // comm_overlap_cfg: ub_cfg_..."), "" when none.
+  [[nodiscard]] std::string hydra_default(const std::string& group_key) const {
+    const auto it = leaves_.find("defaults");
+    if (it == leaves_.end() || !it->second.IsSequence()) return "";
+    for (const auto& entry : it->second) {
+      if (!entry.IsMap()) continue;
+      for (const auto& kv : entry) {
+        const std::string k = kv.first.Scalar();
+        if (k.size() > group_key.size() && k.compare(k.size() - group_key.size(), group_key.size(), group_key) == 0 &&
+            k[k.size() - group_key.size() - 1] == '@' && kv.second.IsScalar())
+          return kv.second.Scalar();
+      }
+    }
+    return "";
+  }
 
   void report(Imported& imp) const {
     for (const auto& k : order_) {
@@ -342,6 +359,43 @@ Imported read_nemo_recipe_text(const std::string& text, const std::string& path)
   imp.flash_attention = r.boolean("model.use_flash_attention", true);
   if (!r.has("model.use_flash_attention")) imp.assumed.push_back("flash / fused attention (Transformer Engine)");
   imp.tp_comm_overlap = r.boolean("model.ub_tp_comm_overlap", false) || r.boolean("comm_overlap.tp_comm_overlap", false);
+  // TE userbuffers per-op settings: a config's name, or its ops spelled out (nemo_userbuffers.hpp).
+  for (const char* cfg_key : {"model.ub_tp_comm_overlap_cfg", "comm_overlap.tp_comm_overlap_cfg", "model.tp_comm_overlap_cfg"}) {
+    const std::string key = cfg_key;
+    std::map<std::string, UserbuffersOp> ops;
+    const std::string hydra = r.hydra_default(key);
+    if (r.has(key)) {
+      ops = nemo_userbuffers_config(r.text(key), r.path(), key);
+    } else if (!hydra.empty()) {
+      ops = nemo_userbuffers_config(hydra, r.path(), "defaults: tp_overlap@" + key);
+    } else {
+      for (const char* op : {"qkv_dgrad", "qkv_wgrad", "fc1_dgrad", "fc1_wgrad", "qkv_fprop", "proj_dgrad", "fc1_fprop",
+                             "fc2_dgrad", "proj_fprop", "fc2_fprop"}) {
+        const std::string p = key + "." + op + ".";
+        if (!r.has(p + "method") && !r.has(p + "num_sm")) continue;
+        UserbuffersOp o;
+        o.method = r.text(p + "method");
+        if (o.method.empty()) o.method = "pipeline";  // TE's default for an op without a method
+        if (o.method != "bulk" && o.method != "pipeline" && o.method != "ring_exchange")
+          throw ConfigError(r.path(), p + "method", "'" + o.method + "' is not bulk, pipeline or ring_exchange");
+        o.num_sm = r.integer(p + "num_sm", o.method == "ring_exchange" ? 1 : 16);
+        o.aggregate = r.boolean(p + "aggregate", false);
+        o.fp8_buf = r.boolean(p + "fp8_buf", false);
+        for (const char* f : {"cga_size", "num_splits", "set_sm_margin", "atomic_gemm", "use_ce"}) r.mark(p + f);
+        ops[op] = o;
+      }
+    }
+    if (ops.empty()) continue;
+    const TpOverlapKeys k = tp_overlap_keys(ops);
+    imp.tp_overlap_cfg = true;
+    imp.tp_overlap_rs_method = k.rs_method;
+    imp.tp_overlap_rs_sms = k.rs_sms;
+    imp.tp_overlap_bulk_sms = k.bulk_sms;
+    imp.tp_overlap_aggregate = k.aggregate;
+    imp.tp_overlap_rs_fp8_buf = k.rs_fp8_buf;
+    for (const auto& n : k.notes) imp.assumed.push_back(n);
+    break;
+  }
   imp.overlap_p2p_comm = r.boolean("model.overlap_p2p_comm", false) || r.boolean("comm_overlap.overlap_p2p_comm", false);
   imp.gradient_accumulation_fusion = r.boolean("model.gradient_accumulation_fusion", false);
   for (const char* k : {"model.fp8", "model.ub_tp_comm_overlap", "model.overlap_p2p_comm", "model.use_flash_attention",

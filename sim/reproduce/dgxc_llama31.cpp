@@ -107,6 +107,20 @@ std::vector<StepCase> dgxc_llama31_cases(std::vector<std::string>* skipped) {
         set(kTrain + "gradient_accumulation_fusion", "true"),
     };
     if (prec == "fp8") c.sets.push_back(set(kTrain + "fp8_recipe", "delayed"));
+    // TE userbuffers per op (issue 35): the recipes' tp_comm_overlap_cfg, NeMo's
+    // userbuffers_{bf16,fp8}_h100_h8192_tp4_mbs1_seqlen8192 (70B) and ..._h16384_tp8_cp2_... (405B)
+    // as data/supplement/nemo_userbuffers_configs.csv holds them. Every judged release here (NeMo
+    // 24.12, 25.02.01, 25.04.01) predates or was cut before NeMo PR #13131's FP8 ring exchange
+    // reached a release note, so both precisions run the pipelined reduce-scatters (FP8 with
+    // fp8_buf) — sim/step/README.md, "Hopper TP overlap (issue 35)", gives the 25.04.01 row both ways.
+    if (tp == 8) {
+      c.sets.push_back(kPar + "tp_comm_overlap_rs_sms=[24, 8]");
+      c.sets.push_back(kPar + "tp_comm_overlap_bulk_sms=[2, 24, 2, 2]");
+      c.sets.push_back(set(kPar + "tp_comm_overlap_aggregate", "true"));
+    } else if (tp == 4) {
+      c.sets.push_back(kPar + "tp_comm_overlap_rs_sms=[24, 16]");
+      c.sets.push_back(kPar + "tp_comm_overlap_bulk_sms=[4, 24, 2, 4]");
+    }
     // Megatron-core's account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split
     // (NeMo's 405B recipes): where the layers do not divide into PP x VP chunks but layers + 2 do,
     // the embedding and the loss count as one layer each, so the first and last chunks hold one

@@ -63,6 +63,11 @@ enum class Recompute { None, Selective, Full };
 //   compute; timed in closed form by sim/step/dualpipe.hpp.
 enum class PipelineScheduleKind { Megatron, Llama3, DualPipe };
 
+// How Transformer Engine overlaps a forward reduce-scatter with its GEMM (NeMo userbuffers
+// configs; sim/step/tp_overlap.hpp): pipelined on SMs (PipelineOverlapCfg) or ring exchange
+// through the copy engine (RingExchangeOverlapCfg).
+enum class TpOverlapMethod { Pipeline, RingExchange };
+
 struct ParallelSpec {
   int tensor_model_parallel_size = 1;
   int pipeline_model_parallel_size = 1;
@@ -91,6 +96,17 @@ struct ParallelSpec {
   int ep_comm_sms = 20;
   bool tp_comm_overlap = false;                  // TE userbuffers: TP all-gather / reduce-scatter
                                                  // pipelined with the adjacent GEMM (needs SP)
+  // TE userbuffers per-op settings (NeMo tp_comm_overlap_cfg; defaults: NeMo's
+  // userbuffers_bf16_h100_h8192_tp4_mbs1_seqlen8192, Llama 3 70B TP 4): the forward
+  // reduce-scatters' method and SMs (attention output, FC2), the bulk overlaps' SMs (QKV dgrad,
+  // QKV wgrad, FC1 dgrad, FC1 wgrad), two chunks per ring step (`aggregate`), the pipelined
+  // reduce-scatter's FP8 output buffer and its splits (sim/step/tp_overlap.hpp).
+  TpOverlapMethod tp_comm_overlap_rs_method = TpOverlapMethod::Pipeline;
+  std::vector<int> tp_comm_overlap_rs_sms = {24, 16};
+  std::vector<int> tp_comm_overlap_bulk_sms = {4, 24, 2, 4};
+  bool tp_comm_overlap_aggregate = false;
+  bool tp_comm_overlap_rs_fp8_buf = true;
+  int tp_comm_overlap_splits = 4;
   bool overlap_p2p_comm = false;                 // asynchronous pipeline sends (Megatron-core
                                                  // overlap_p2p_comm; Llama 3 §3.3.2)
   // The ZeRO stage in effect: the distributed optimizer is ZeRO-1.

@@ -104,40 +104,85 @@ def waterfall(r: Result):
     return fig
 
 
+# The breakdown's terms (sim/step/metrics.cpp, step_metric_defs): the top-level terms add up to the
+# iteration time and are stacked; a part of a term ("of compute: ...", "of dp_comm: ...") is drawn
+# inside its whole, never beside it; the rest are not on the critical path (hidden communication,
+# sums of other terms) and appear in the title only. A key the figure does not know is an error, so
+# a new term in the C++ catalog cannot silently break the sum (tests/analysis).
 _BREAKDOWN_ORDER = ["compute", "tp_comm", "cp_comm", "ep_comm", "pp_comm", "dp_comm", "bubble", "optimizer"]
+BREAKDOWN_PARTS = {"overlap_contention": "compute", "ep_sm_partition": "compute",
+                   "gather_stall": "dp_comm", "prefetch_exposed": "dp_comm"}
+BREAKDOWN_OFF_PATH = ("exposed_comm", "overlapped_comm", "ep_hidden")
 _BREAKDOWN_LABELS = {"compute": "compute", "tp_comm": "TP comm", "pp_comm": "PP comm", "dp_comm": "DP comm",
                      "cp_comm": "CP comm", "ep_comm": "EP comm", "bubble": "pipeline bubble",
-                     "optimizer": "optimizer"}
+                     "optimizer": "optimizer",
+                     "overlap_contention": "of compute: slowed by overlapped DP collectives",
+                     "ep_sm_partition": "of compute: slowed by the all-to-all's SMs",
+                     "gather_stall": "of DP comm: waiting for parameter gathers",
+                     "prefetch_exposed": "of DP comm: gathers beyond the prefetch depth"}
 
 
 _BREAKDOWN_COLORS = {"compute": GREEN, "tp_comm": ORANGE, "cp_comm": "#d46fa6", "ep_comm": "#b5874a",
                      "pp_comm": RED, "dp_comm": PURPLE, "bubble": "#3aa6b9", "optimizer": GREY}
 
 
-def iteration_breakdown(r: Result):
-    """One iteration's critical path, split by component (seconds)."""
+def breakdown_segments(r: Result):
+    """The iteration breakdown as drawn: [(term, start_s, seconds)] for the stacked top-level terms
+    and [(part, start_s, seconds)] for the parts drawn inside their whole (each part starts where its
+    whole starts, after the parts before it). Raises ValueError on a breakdown key it does not know."""
     g = r.group("step.breakdown_s.")
-    parts = [(k, float(g.at[k, "value"])) for k in _BREAKDOWN_ORDER if k in g.index]
-    parts += [(k, float(g.at[k, "value"])) for k in g.index
-              if k not in _BREAKDOWN_ORDER and k not in ("exposed_comm", "overlapped_comm")]
-    parts = [(k, v) for k, v in parts if v > 0]
-    if not parts:
+    unknown = [k for k in g.index if k not in _BREAKDOWN_ORDER and k not in BREAKDOWN_PARTS
+               and k not in BREAKDOWN_OFF_PATH]
+    if unknown:
+        raise ValueError(f"iteration breakdown: step.breakdown_s.{unknown[0]} is neither a term, a part of one "
+                         f"nor off the critical path (analysis/figures.py BREAKDOWN_PARTS)")
+    terms, parts, start, starts = [], [], 0.0, {}
+    for k in _BREAKDOWN_ORDER:
+        v = float(g.at[k, "value"]) if k in g.index else 0.0
+        if v > 0:
+            terms.append((k, start, v))
+            starts[k] = (start, v)
+            start += v
+    filled = {}
+    for k, whole in BREAKDOWN_PARTS.items():
+        v = float(g.at[k, "value"]) if k in g.index else 0.0
+        if v > 0 and whole in starts:
+            w0, wv = starts[whole]
+            offset = filled.get(whole, 0.0)
+            v = min(v, wv - offset)  # a part never reaches past its whole
+            if v > 0:
+                parts.append((k, w0 + offset, v))
+                filled[whole] = offset + v
+    return terms, parts
+
+
+def iteration_breakdown(r: Result):
+    """One iteration's critical path, split by component (seconds); parts of a component hatched
+    inside it."""
+    if not r.group("step.breakdown_s.").shape[0]:
         return _empty("Iteration breakdown", "no step.breakdown_s metrics in this result")
-    total = r.value("step.iteration_time_s", sum(v for _, v in parts))
-    fig, ax = plt.subplots(figsize=(8.4, 2.6))
+    terms, parts = breakdown_segments(r)
+    if not terms:
+        return _empty("Iteration breakdown", "no step.breakdown_s metrics in this result")
+    total = r.value("step.iteration_time_s", sum(v for _, _, v in terms))
+    fig, ax = plt.subplots(figsize=(8.4, 2.8))
     left = 0.0
-    for i, (k, v) in enumerate(parts):
+    for i, (k, left, v) in enumerate(terms):
         color = _BREAKDOWN_COLORS.get(k, CYCLE[(i + 5) % len(CYCLE)])
-        ax.barh(0, v, left=left, color=color, height=0.6, label=f"{_BREAKDOWN_LABELS.get(k, k)} {v:.3g} s")
+        ax.barh(0, v, left=left, color=color, height=0.6, label=f"{_BREAKDOWN_LABELS.get(k, k)} {v:.3g} s",
+                gid="breakdown_term")
         if v / total > 0.07:
-            ax.text(left + v / 2, 0, f"{100 * v / total:.0f}%", ha="center", va="center", color="white",
+            ax.text(left + v / 2, 0.12, f"{100 * v / total:.0f}%", ha="center", va="center", color="white",
                     fontsize=9, fontweight="bold")
-        left += v
+    for k, start, v in parts:
+        ax.barh(-0.15, v, left=start, height=0.25, color="white", alpha=0.35, hatch="///", edgecolor="black",
+                lw=0.4, label=f"{_BREAKDOWN_LABELS.get(k, k)} {v:.3g} s", gid="breakdown_part")
+    end = terms[-1][1] + terms[-1][2]
     ax.set_yticks([])
-    ax.set_xlim(0, max(left, total) * 1.01)
+    ax.set_xlim(0, max(end, total) * 1.01)
     ax.set_xlabel("time on the critical path of one iteration (s)")
     ax.grid(axis="y", visible=False)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=min(4, len(parts)), fontsize=8.5)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=min(3, len(terms) + len(parts)), fontsize=8)
     mfu = r.value("step.mfu")
     title = f"One iteration: {total:.3g} s" + (f", MFU {100 * mfu:.1f}%" if not math.isnan(mfu) else "")
     exposed = r.value("step.breakdown_s.exposed_comm")

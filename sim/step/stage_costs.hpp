@@ -9,26 +9,12 @@
 #include "sim/scenario.hpp"
 #include "sim/step/collectives.hpp"
 #include "sim/step/gemm_efficiency.hpp"
+#include "sim/step/layer_ops.hpp"
 #include "sim/step/layout.hpp"
+#include "sim/step/phase_time.hpp"
 #include "sim/units/quantity.hpp"
 
 namespace fleetsim::step {
-
-// Time of one pass over some layers for one microbatch on one GPU, by kind.
-struct PhaseTime {
-  Seconds math;      // tensor-core GEMMs and attention kernels
-  Seconds memory;    // memory-bound kernels and kernel launch overhead
-  Seconds tp_comm;   // tensor-parallel collectives (on the critical path)
-  Seconds cp_comm;   // context-parallel K/V exchange not hidden behind attention
-  Seconds ep_comm;   // expert-parallel all-to-all (dispatch and combine)
-  Seconds cp_hidden; // context-parallel exchange hidden behind attention
-  Seconds tp_hidden; // tensor-parallel collectives hidden behind GEMMs (tp_comm_overlap)
-  Seconds wgrad;     // of `math` in a backward: the weight-gradient GEMMs (DualPipe's W)
-  [[nodiscard]] Seconds compute() const { return math + memory; }
-  [[nodiscard]] Seconds total() const { return math + memory + tp_comm + cp_comm + ep_comm; }
-  PhaseTime& operator+=(const PhaseTime& o);
-  [[nodiscard]] PhaseTime scaled(double k) const;
-};
 
 struct ChunkCost {
   int layers = 0;
@@ -63,6 +49,11 @@ struct StageCosts {
   Bytes p2p_bytes;                 // activation (or its gradient) sent per microbatch per stage boundary
   Seconds p2p_time;                // its time, incl. the NVLink all-gather of the scatter/gather optimization
   CollectiveVolumes volumes;
+  // The op lists the chunks were priced from (layer_ops.hpp): one dense layer and, for a MoE
+  // model, one MoE layer (empty otherwise); the embedding (first chunk), the head (last chunk,
+  // and each MTP module) and an MTP module's projection.
+  LayerOps dense_layer, moe_layer;
+  EdgeOps embedding, head, mtp_projection;
   std::vector<double> rank_params; // parameters held per pipeline rank (one GPU)
   std::vector<double> rank_expert_params;
   std::vector<double> rank_linear_params;  // linear-layer weights per pipeline rank (fp8 copies)

@@ -1,5 +1,5 @@
 """Fixtures: synthetic results (always) and small real results from the binary (when $FLEETSIM names
-it, as the CMake test `analysis_pytest` does; otherwise those tests are skipped with the reason)."""
+it, as the CMake tests `analysis_test_*` (one per file) do; otherwise those tests are skipped with the reason)."""
 from __future__ import annotations
 
 import os

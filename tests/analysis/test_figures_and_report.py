@@ -103,3 +103,43 @@ def test_report_runs_as_a_script(synthetic_h5, tmp_path):
 def test_report_of_a_real_result(real_h5, tmp_path):
     report.main([str(real_h5), "-o", str(tmp_path / "real")])
     _check_report(tmp_path / "real")
+
+
+def _check_breakdown_adds_up(r):
+    """The stacked terms end at the iteration time; every part lies inside its whole (issue 40:
+    the bar once stacked parts beside their wholes and reached 6.16 s for a 5.70 s iteration)."""
+    terms, parts = F.breakdown_segments(r)
+    end = terms[-1][1] + terms[-1][2]
+    total = r.value("step.iteration_time_s")
+    wholes = {k: (start, start + v) for k, start, v in terms}
+    for k, start, v in parts:
+        lo, hi = wholes[F.BREAKDOWN_PARTS[k]]
+        assert lo - 1e-12 <= start and start + v <= hi + 1e-9, k
+    fig = F.iteration_breakdown(r)
+    drawn = [p for p in fig.axes[0].patches if p.get_gid() == "breakdown_term"]
+    assert abs(sum(p.get_width() for p in drawn) - end) < 1e-9
+    return end, total
+
+
+def test_the_iteration_breakdown_stacks_terms_that_add_up_to_the_iteration(real_h5):
+    end, total = _check_breakdown_adds_up(load(real_h5))
+    assert abs(end - total) <= 1e-6 * total, (end, total)
+
+
+def test_parts_of_a_term_are_drawn_inside_it(synthetic_h5):
+    r = load(synthetic_h5)  # the synthetic result plus the parts a real one carries
+    r.metrics.loc["step.breakdown_s.overlap_contention"] = r.metrics.loc["step.breakdown_s.compute"]
+    r.metrics.loc["step.breakdown_s.overlap_contention", "value"] = 0.8
+    r.metrics.loc["step.breakdown_s.prefetch_exposed"] = r.metrics.loc["step.breakdown_s.dp_comm"]
+    r.metrics.loc["step.breakdown_s.prefetch_exposed", "value"] = 5.0  # more than its whole: clipped
+    _check_breakdown_adds_up(r)
+    _, parts = F.breakdown_segments(r)
+    assert {k for k, _, _ in parts} == {"overlap_contention", "prefetch_exposed"}
+
+
+def test_an_unknown_breakdown_term_is_an_error_not_a_silent_extra_bar(synthetic_h5):
+    import pytest
+    r = load(synthetic_h5)
+    r.metrics.loc["step.breakdown_s.new_term"] = r.metrics.loc["step.breakdown_s.compute"]
+    with pytest.raises(ValueError, match="new_term"):
+        F.breakdown_segments(r)

@@ -145,6 +145,12 @@ def test_a_real_pool_result_carries_intervals_and_its_figures_draw_them(tmp_path
         assert ds.attrs["interval_level"] == 0.8
         assert f["metrics/pool"].attrs["provenance_grade"] in ("calibrated", "transferred", "extrapolated")
         assert not math.isnan(f["metrics/pool/gpu_hours_lost/idle"].attrs["interval_hi"])
+        # The allocation figure stacks training, inference and development, then the unusable free
+        # GPUs on top: at no time more than the pool (issue 40: every stacked figure sums to its total).
+        ts = f["pool_timeseries"]
+        stacked = ts["training_share"][:] + ts["inference_share"][:] + ts["development_share"][:] \
+            + ts["fragmentation_share"][:]
+        assert stacked.max() <= 1.0 + 1e-9, stacked.max()
     assert load(out).provenance("pool")["why"]
     pool_figures.main([str(out), "-o", str(tmp_path / "figs")])
     assert (tmp_path / "figs" / "pool_losses.png").exists()

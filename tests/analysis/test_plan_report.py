@@ -31,3 +31,10 @@ def test_plan_figures_and_report(tmp_path):
     assert (out / "plan_waterfall.png").stat().st_size > 1000
     html = (out / "report.html").read_text()
     assert "fleetsim plan" in html and "Pareto" in html
+    # The cost waterfall's stacked items add up to the cost of a design of the table (issue 40: every
+    # stacked figure sums to its total).
+    import h5py
+    with h5py.File(h5, "r") as f:
+        stacked = float(sum(f["waterfall"]["usd"][1:]))
+        costs = [float(c) for c in f["designs"]["cost_usd"][:]]
+    assert min(abs(c - stacked) for c in costs) <= 1e-9 * stacked, (stacked, costs)

@@ -103,7 +103,7 @@ TEST_CASE("plan: the CLI exits 2 on bad input and names the problem", "[plan]") 
   CHECK(r.out.find("unknown factor") != std::string::npos);
 }
 
-TEST_CASE("plan: reported designs meet every constraint; the choice re-runs to the same days", "[plan]") {
+TEST_CASE("plan: reported designs meet every constraint, the choice re-runs to the same days", "[plan]") {
   const plan::PlanSpec p = plan::load_plan_text(kSmallPlan, "small.yaml");
   const plan::Evaluation ev = evaluate(p);
   REQUIRE(ev.designs.size() == 4);
@@ -202,7 +202,7 @@ evaluation: {layout: base, cost_basis: rental, replications: 4}
   CHECK(std::fabs(error) <= 0.17);
 }
 
-TEST_CASE("plan CLI: an unmet deadline is reported with exit 0; --json has the named keys", "[plan]") {
+TEST_CASE("plan CLI: an unmet deadline is reported with exit 0, --json has the named keys", "[plan]") {
   const std::string bin = fleetsim::testing::fleetsim_binary();
   const std::string file = write_temp("small", kSmallPlan);
   auto r = run_shell(bin + " plan " + file + " --threads 2 --set 'constraints.deadline=20 d' 2>&1");

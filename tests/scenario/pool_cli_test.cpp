@@ -26,7 +26,7 @@ std::pair<int, std::string> run_pool(const std::string& args) {
 
 }  // namespace
 
-TEST_CASE("fleetsim pool prints the contract's JSON keys and writes HDF5; bad input exits 2 naming the key",
+TEST_CASE("fleetsim pool prints the contract's JSON keys and writes HDF5, bad input exits 2 naming the key",
           "[scenario][pool]") {
   const std::string src = fleetsim::testing::source_dir();
   const auto h5 = std::filesystem::temp_directory_path() / "fleetsim_pool_cli.h5";
@@ -46,7 +46,7 @@ TEST_CASE("fleetsim pool prints the contract's JSON keys and writes HDF5; bad in
   CHECK(!std::filesystem::exists(h5));
 }
 
-TEST_CASE("fleetsim pool with fabric interference: the contract's keys, each explicit job alone and together; a "
+TEST_CASE("fleetsim pool with fabric interference: the contract's keys, each explicit job alone and together, a "
           "placement on a node that does not exist exits 2 naming the job and key",
           "[scenario][pool][interference]") {
   const std::string src = fleetsim::testing::source_dir();

@@ -53,7 +53,7 @@ TEST_CASE("step and run --json put <key>_interval beside the headline values and
   CHECK(text.out.find("provenance: ") != std::string::npos);
 }
 
-TEST_CASE("search --rank-by takes point or a pessimistic percentile; the JSON says each pick's chance to beat the "
+TEST_CASE("search --rank-by takes point or a pessimistic percentile, the JSON says each pick's chance to beat the "
           "scenario's layout", "[scenario][uncertainty]") {
   const auto bad = run_fleetsim("search --top 2 --rank-by p20");
   INFO(bad.out);

@@ -158,7 +158,7 @@ TEST_CASE("pool --json: the shares and losses carry their replications' interval
   }
 }
 
-TEST_CASE("a sweep's index carries each point's intervals and grade; replications auto decides per point as run does, "
+TEST_CASE("a sweep's index carries each point's intervals and grade, replications auto decides per point as run does, "
           "says how many, and is deterministic", "[scenario][uncertainty][sweep]") {
   const std::string common = "--vary failures.rate_scale=1,2 --set run.duration=5d --replications auto --precision 0.003";
   const fs::path a = fresh_dir("sweep_a"), b = fresh_dir("sweep_b");

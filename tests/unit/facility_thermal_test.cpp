@@ -45,7 +45,7 @@ TEST_CASE("the failure hook is neutral in the air hall the failure rates were me
   CHECK(failure_rate_multiplier(c, f, 0.8, units::days(54)) == Approx(1.0));
 }
 
-TEST_CASE("liquid cooling lowers the failure hook through temperature; the claim multiplies on top", "[unit]") {
+TEST_CASE("liquid cooling lowers the failure hook through temperature, the claim multiplies on top", "[unit]") {
   const auto c = test::facility_test_cluster();
   FacilitySpec f = test::facility_test_spec();
   f.cooling.gpu_inlet_temperature = Celsius{32};

@@ -230,7 +230,7 @@ Run fleetsim_cli(const std::string& args) {
 }
 }  // namespace
 
-TEST_CASE("fleetsim import: the command prints the scenario and its notes; bad input exits 2", "[import][scenario]") {
+TEST_CASE("fleetsim import: the command prints the scenario and its notes, bad input exits 2", "[import][scenario]") {
   const Run ok = fleetsim_cli("import megatron -- --num-layers 2 --hidden-size 256 --num-attention-heads 4 "
                               "--seq-length 512 --vocab-size 1000 --global-batch-size 8 --bf16 --frobnicate 3");
   CHECK(ok.code == 0);

@@ -156,7 +156,7 @@ TEST_CASE("pool interference: negative control, one job on a dedicated non-overs
   }
 }
 
-TEST_CASE("pool interference: off by default; the pool's numbers do not move", "[unit][pool][interference]") {
+TEST_CASE("pool interference: off by default, the pool's numbers do not move", "[unit][pool][interference]") {
   const auto s = fleetsim::config::load_scenario(fleetsim::testing::source_dir() + "/tests/unit/pool_small.yaml", {});
   CHECK_FALSE(s.pool.interference.enabled);
   const auto r = fleetsim::pool::simulate_pool(s, 1);
@@ -274,7 +274,7 @@ constexpr double kCompute = 0.8, kCommBytes = 8.5e9;
 }  // namespace
 
 TEST_CASE("pool interference: Alibaba HPN, one 2,304-GPU job in 3 tier-1 segments instead of 19 trains faster "
-          "(I28: +14.9%; band +5% .. +45%)",
+          "(I28: +14.9%, band +5% .. +45%)",
           "[unit][pool][interference][validation]") {
   // Published (data/validation/fabric_interference.csv I28, Qian et al. SIGCOMM'24 Sec 9.1): a
   // 2,300+ GPU production job spans 19 segments of 128 GPUs in DCN+ and 3 of 1K GPUs in HPN;
@@ -310,7 +310,7 @@ TEST_CASE("pool interference: Alibaba HPN, one 2,304-GPU job in 3 tier-1 segment
 }
 
 TEST_CASE("pool interference: Meta, racks only partly given to a job under fixed path assignment train >30% slower "
-          "(I33; band 1.30 .. 2.0)",
+          "(I33, band 1.30 .. 2.0)",
           "[unit][pool][interference][validation]") {
   // Published (fabric_interference.csv I33, Gangidi et al. SIGCOMM'24 via Meta's blog): a rack
   // partly given to a job, one of its two hosts using the uplinks, under path pinning: uneven

@@ -39,7 +39,7 @@ TEST_CASE("pool nodes: same-switch takes GPUs in the first leaf with room, fulle
   CHECK(parts.empty());
 }
 
-TEST_CASE("pool interference: jobs on parts of one host share its link; the snapshot count follows adds and removes",
+TEST_CASE("pool interference: jobs on parts of one host share its link, the snapshot count follows adds and removes",
           "[unit][pool][interference]") {
   FabricShape f;
   f.nodes = 8;

@@ -91,7 +91,7 @@ TEST_CASE("scattered nodes cost a ring nothing on a non-blocking fabric and much
   CHECK(s4 > 1.5 * c4);
 }
 
-TEST_CASE("one NIC cable at half rate halves the ring through it; a failed one shares a neighbour's NIC",
+TEST_CASE("one NIC cable at half rate halves the ring through it, a failed one shares a neighbour's NIC",
           "[unit][simgrid]") {
   const auto c = h100_cluster(128, FabricTopology::RailOptimized, 32);
   const auto par = sgtest::layout(8, 1);
@@ -107,7 +107,7 @@ TEST_CASE("one NIC cable at half rate halves the ring through it; a failed one s
   CHECK(f.step.si() / dp_allreduce(c, par, S).step.si() == Approx(2.0).epsilon(0.02));
 }
 
-TEST_CASE("a second job interleaved on an oversubscribed fabric slows our ring; on a non-blocking one it does not",
+TEST_CASE("a second job interleaved on an oversubscribed fabric slows our ring, on a non-blocking one it does not",
           "[unit][simgrid]") {
   const auto par = sgtest::layout(8, 1);
   const double S = 1.6e9;

@@ -19,7 +19,7 @@ bool crosses(const std::vector<LinkId>& r, LinkKind k) {
 }
 }  // namespace
 
-TEST_CASE("same-rail traffic under one leaf stays in the leaf; across leaves it climbs to the spine",
+TEST_CASE("same-rail traffic under one leaf stays in the leaf, across leaves it climbs to the spine",
           "[unit][simgrid]") {
   const Fabric f(h100_cluster(1024), 1024);  // 128 nodes, 32 nodes per rail leaf
   const auto near = f.route(0, 8);           // node 0 GPU 0 -> node 1 GPU 0
@@ -46,7 +46,7 @@ TEST_CASE("traffic between rails crosses NVLink to the destination's rail first 
   CHECK(inside[0].kind == LinkKind::NvlUp);
 }
 
-TEST_CASE("a failed NIC cable is rerouted through the neighbouring NIC; a degraded one runs at half rate",
+TEST_CASE("a failed NIC cable is rerouted through the neighbouring NIC, a degraded one runs at half rate",
           "[unit][simgrid]") {
   const auto c = h100_cluster(1024);
   const Fabric healthy(c, 1024);
@@ -61,7 +61,7 @@ TEST_CASE("a failed NIC cable is rerouted through the neighbouring NIC; a degrad
   CHECK(degraded.transfer_time(0, 8, 1e9) > 1.9 * healthy.transfer_time(0, 8, 1e9) - 1e-4);
 }
 
-TEST_CASE("leaf bundles carry endpoints x rate / oversubscription; pods divide again by their own ratio",
+TEST_CASE("leaf bundles carry endpoints x rate / oversubscription, pods divide again by their own ratio",
           "[unit][simgrid]") {
   const auto c = h100_cluster(16384, FabricTopology::FatTree, 16, 2.0, 3, 3072, 7.0);
   const Fabric f(c, 16384);

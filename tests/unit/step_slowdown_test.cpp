@@ -48,7 +48,7 @@ TEST_CASE("sequence-length imbalance grows with the spread of document lengths a
   CHECK(step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, r).cause("sequence_length") == 0.0);
 }
 
-TEST_CASE("planned GC costs one pause per interval; unsynchronized GC on 16,384 ranks costs a pause nearly every iteration",
+TEST_CASE("planned GC costs one pause per interval, unsynchronized GC on 16,384 ranks costs a pause nearly every iteration",
           "[unit][stragglers]") {
   Scenario s = config::load_scenario("");
   const StepResult r = evaluate_step(s.cluster, s.workload);

@@ -166,7 +166,7 @@ int exit_code_of(const std::string& args) {
 }
 }  // namespace
 
-TEST_CASE("step --trace (both tiers) and run --trace write files Perfetto opens; a bad path exits 2",
+TEST_CASE("step --trace (both tiers) and run --trace write files Perfetto opens, a bad path exits 2",
           "[trace][scenario]") {
   const fs::path dir = fs::temp_directory_path() / ("fleetsim_trace_cli." + std::to_string(getpid()));
   fs::create_directories(dir);

@@ -18,7 +18,7 @@ TEST_CASE("sweep values do not split inside YAML lists, maps or quotes", "[unit]
   CHECK(split_values("'a,b',c") == std::vector<std::string>{"'a,b'", "c"});
 }
 
-TEST_CASE("an axis is key=values; a missing '=' or an empty value is a config error", "[unit]") {
+TEST_CASE("an axis is key=values, a missing '=' or an empty value is a config error", "[unit]") {
   Axis a = parse_axis("checkpoint.interval=10 min,30 min");
   CHECK(a.key == "checkpoint.interval");
   CHECK(a.values == std::vector<std::string>{"10 min", "30 min"});

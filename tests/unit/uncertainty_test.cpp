@@ -74,7 +74,7 @@ TEST_CASE("outside the group's GPU count or model size is extrapolated and widen
   CHECK(gpus.provenance.why.find("outside") != std::string::npos);
 }
 
-TEST_CASE("another regime on a judged GPU is transferred; a GPU without judged cases is uncalibrated",
+TEST_CASE("another regime on a judged GPU is transferred, a GPU without judged cases is uncalibrated",
           "[unit][uncertainty]") {
   const auto t = table();
   const auto moe = step_uncertainty(features("g1", 128, 20, "moe"), t, 0.8);
@@ -115,7 +115,7 @@ TEST_CASE("a level outside (0, 1) is refused naming the key", "[unit][uncertaint
   CHECK_THROWS_AS(step_uncertainty(features("g1", 128, 20), table(), 1.0), std::invalid_argument);
 }
 
-TEST_CASE("intervals sit right after their key; Monte-Carlo and model-form errors add in quadrature",
+TEST_CASE("intervals sit right after their key, Monte-Carlo and model-form errors add in quadrature",
           "[unit][uncertainty]") {
   Json o = Json::object();
   o["a"] = 1.0;

@@ -15,7 +15,7 @@
 #include "tests/test_paths.hpp"
 
 TEST_CASE("an Alibaba-like cluster: Crux's 36.3% of running jobs on a shared link is a known gap (bounded, target 10 "
-          "points); 51% of GPUs and Fig 6(b)'s 35.2% within 10 points",
+          "points), 51% of GPUs and Fig 6(b)'s 35.2% within 10 points",
           "[validation][pool][interference]") {
   const auto c = fleetsim::reproduce::crux_reproduction();
   REQUIRE(c.replications == 8);

@@ -95,7 +95,7 @@ TEST_CASE("scattered nodes cost nothing on a non-blocking fabric and several tim
   CHECK(s7.breakdown.dp_comm.si() < 7.5 * c7.breakdown.dp_comm.si());
 }
 
-TEST_CASE("one NIC cable at half rate doubles the fabric time of the rings through it; a failed one reroutes at "
+TEST_CASE("one NIC cable at half rate doubles the fabric time of the rings through it, a failed one reroutes at "
           "the same cost",
           "[validation][simgrid]") {
   const auto c = clos(1, 1);
@@ -171,7 +171,7 @@ TEST_CASE("one straggler GPU slows its whole pipeline stage and so every replica
   CHECK(added + hides_more == Approx(t1.makespan - t0.makespan).epsilon(0.05));
 }
 
-TEST_CASE("a second job on an oversubscribed fabric slows our data-parallel time; on a non-blocking one it does not",
+TEST_CASE("a second job on an oversubscribed fabric slows our data-parallel time, on a non-blocking one it does not",
           "[validation][simgrid]") {
   const auto w = exposed_dp();
   SimgridOptions shared;

@@ -83,7 +83,7 @@ double run_rows(const std::vector<reproduce::StepCase>& cases, const char* title
 // B200 tables do not say and the model does not have: the a2a/compute overlap of Megatron-core's
 // EP overlap and HybridEP dispatch, CUDA graphs, per-release kernel changes (26.04 at +12.7%, the
 // same layout in 25.09 at +22.3%).
-TEST_CASE("NeMo MoE rows: DGX-H100 within 15%; DGX-B200 within 31% per row (known gap, target 15%)", "[validation]") {
+TEST_CASE("NeMo MoE rows: DGX-H100 within 15%, DGX-B200 within 31% per row (known gap, target 15%)", "[validation]") {
   std::vector<std::string> skipped;
   const auto h100 = reproduce::nemo_moe_cases("DGX-H100", &skipped);
   const auto b200 = reproduce::nemo_moe_cases("DGX-B200", &skipped);

@@ -42,7 +42,7 @@ void print_summary(const char* what, const CoverageReport& c) {
 
 }  // namespace
 
-TEST_CASE("leave-one-source-out coverage of 80% step intervals is 70-90%; calibrated median half-width <= 10%",
+TEST_CASE("leave-one-source-out coverage of 80% step intervals is 70-90%, calibrated median half-width <= 10%",
           "[validation][uncertainty]") {
   const auto& rows = fresh_residuals();
   REQUIRE(rows.size() >= 20);

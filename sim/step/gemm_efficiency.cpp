@@ -24,6 +24,8 @@ GpuCompute::GpuCompute(const GpuSpec& gpu, double slowdown) {
                     : hbm_;
   launch_ = gpu.kernel_launch_overhead.si();
   sms_ = gpu.sm_count > 0 ? gpu.sm_count : 108;
+  curve_ = gpu.gemm_m_curve;
+  tp_exposed_share_ = gpu.tp_overlap_exposed_share;
 }
 
 Seconds GpuCompute::gemm_time(double m, double n, double k, double count, double peak, double eff_max,

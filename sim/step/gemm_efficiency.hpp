@@ -3,6 +3,8 @@
 // calibration fields (GpuSpec), fitted by scripts/calibrate on vtrain_singlenode.csv (A100).
 #pragma once
 
+#include <vector>
+
 #include "sim/hardware/specs.hpp"
 #include "sim/units/quantity.hpp"
 
@@ -42,6 +44,10 @@ class GpuCompute {
   [[nodiscard]] Seconds launch(double kernels) const;
 
   [[nodiscard]] FlopsPerSecond peak() const { return peak_; }
+  // TP overlap (tp_overlap.hpp): SMs, the measured GEMM-vs-M curve, the exposed share.
+  [[nodiscard]] int sms() const { return static_cast<int>(sms_); }
+  [[nodiscard]] const std::vector<GemmMPoint>& gemm_m_curve() const { return curve_; }
+  [[nodiscard]] double tp_overlap_exposed_share() const { return tp_exposed_share_; }
 
  private:
   [[nodiscard]] Seconds gemm_time(double m, double n, double k, double count, double peak, double eff_max,
@@ -51,6 +57,8 @@ class GpuCompute {
   double eff_max_ = 0, w_half_ = 0, attn_eff_ = 0, hbm_ = 0, hbm_scores_ = 0, launch_ = 0;
   double sms_ = 108;
   FlopsPerSecond peak_;
+  std::vector<GemmMPoint> curve_;
+  double tp_exposed_share_ = 0;
 };
 
 }  // namespace fleetsim::step

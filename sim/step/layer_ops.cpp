@@ -72,11 +72,22 @@ class Ops {
 
   // A tensor-parallel collective of `bytes`; hidden behind the math of units [first, last] of
   // its pass when `first` >= 0 (split into TP chunks), exposed otherwise.
-  void tp(std::string_view name, Collective coll, Phase phase, double bytes, int first, int last) {
+  Op& tp(std::string_view name, Collective coll, Phase phase, double bytes, int first, int last) {
     Op& op = add(name, OpKind::TpCollective, phase, kNoUnit);
     op.stream = OpStream::Tp; op.group = OpGroup::Tp; op.collective = coll; op.bytes = bytes; op.kernels = 1;
     op.window_first = static_cast<std::int8_t>(first); op.window_last = static_cast<std::int8_t>(last);
     op.factor = c_.t;
+    return op;
+  }
+
+  // A collective Transformer Engine's userbuffers overlaps with one GEMM of unit `u` (issue 35,
+  // tp_overlap.hpp): `gemm_phase` names which (the forward GEMM, or the unit's dgrad or wgrad),
+  // (m, n, k) its shape along the chunked rows.
+  void tp_overlap(std::string_view name, Collective coll, Phase phase, double bytes, int u, Phase gemm_phase,
+                  TpOverlapKind kind, int comm_sms, double chunks, double m, double n, double k, bool aggregate) {
+    Op& op = tp(name, coll, phase, bytes, u, u);
+    op.overlap = kind; op.window_phase = gemm_phase; op.comm_sms = static_cast<std::uint8_t>(comm_sms);
+    op.factor = chunks; op.m = m; op.n = n; op.k = k; op.aggregate = aggregate;
   }
 
  private:
@@ -99,6 +110,7 @@ OpShape op_shape(const ClusterSpec& cluster, const WorkloadSpec& w, const Layout
   c.fp8_ratio = fp8_gemm_ratio(w.training.fp8_recipe, cluster.gpu);
   c.grad_acc_fused = w.training.gradient_accumulation_fusion;
   c.rank_load = moe_rank_load(m, l.ep);
+  c.tp_overlap_per_op = !cluster.gpu.gemm_m_curve.empty();
   const double heads = m.num_attention_heads;
   const double groups = m.num_query_groups > 0 ? m.num_query_groups : heads;
   c.b = l.micro_batch;
@@ -315,7 +327,51 @@ void build_layer_ops(const OpShape& c, bool moe, LayerOps& lc) {
   // via decomposition") each is split into TP chunks pipelined with its GEMM's chunks; in the
   // backward the same four collectives are hidden behind the same layers' dgrad + wgrad GEMMs
   // (the model's pairing, op_time.cpp).
-  if (l.tp > 1) {
+  // The four linear layers' shapes (output columns, inner; rows T), for the chunk GEMMs. Per-op
+  // userbuffers for dense, non-MLA layers (one unit per linear layer); MoE and MLA layers keep
+  // the bound.
+  const double lin_n[4] = {q_cols + kv_cols, h, up_cols, h}, lin_k[4] = {h, q_cols, h, c.f / t};
+  if (l.tp > 1 && par.sequence_parallel && par.tp_comm_overlap && c.tp_overlap_per_op && !moe && !m.is_mla()) {
+    // Transformer Engine userbuffers per op (issue 35; tp_overlap.hpp; NeMo's
+    // TransformerLayerTPOverlapCfg): forward, the QKV and FC1 inputs all-gathered by ring
+    // exchange and the attention output's and FC2's outputs reduce-scattered (pipelined on SMs or
+    // ring exchange); backward, dY of the attention output and FC2 all-gathered by ring exchange
+    // behind their dgrad, and the QKV and FC1 inputs re-gathered beside their dgrad and their dX
+    // reduce-scattered beside their wgrad (bulk). Under fp8 the all-gathers move FP8 operands
+    // (TE quantizes the norm output and dY before gathering), a pipelined forward reduce-scatter
+    // with fp8_buf the GEMM's FP8 output; dX stays 16-bit.
+    const double full = T * h * kAct, full8 = T * h;
+    const double ag = c.fp8 ? full8 : full;
+    const bool ring_rs = par.tp_comm_overlap_rs_method == TpOverlapMethod::RingExchange;
+    const double rs_fwd = c.fp8 && !ring_rs && par.tp_comm_overlap_rs_fp8_buf ? full8 : full;
+    const bool agg = par.tp_comm_overlap_aggregate && l.tp >= 4;
+    const double ring_chunks = agg ? t / 2 : t;
+    auto sms = [](const std::vector<int>& v, size_t i, int d) { return i < v.size() ? v[i] : d; };
+    const auto& rs_sms = par.tp_comm_overlap_rs_sms;
+    const auto& bulk_sms = par.tp_comm_overlap_bulk_sms;
+    for (int i : {0, 1, 2, 3}) {
+      const int u = win_first[i];
+      if (i % 2 == 0) {
+        o.tp_overlap("tp_all_gather", Collective::AllGather, Phase::Forward, ag, u, Phase::Forward,
+                     TpOverlapKind::RingExchange, 0, ring_chunks, T, lin_n[i], lin_k[i], agg);
+      } else {
+        o.tp_overlap("tp_reduce_scatter", Collective::ReduceScatter, Phase::Forward, rs_fwd, u, Phase::Forward,
+                     ring_rs ? TpOverlapKind::RingExchange : TpOverlapKind::Pipeline, ring_rs ? 1 : sms(rs_sms, i / 2, 16),
+                     ring_rs ? t : par.tp_comm_overlap_splits, T, lin_n[i], lin_k[i], false);
+      }
+    }
+    for (int i : {1, 3})
+      o.tp_overlap("tp_all_gather", Collective::AllGather, Phase::Dgrad, ag, win_first[i], Phase::Dgrad,
+                   TpOverlapKind::RingExchange, 0, ring_chunks, T, lin_k[i], lin_n[i], agg);
+    for (int i : {0, 2}) {
+      const size_t b = i == 0 ? 0 : 2;
+      o.tp_overlap("tp_all_gather", Collective::AllGather, Phase::Dgrad, ag, win_first[i], Phase::Dgrad,
+                   TpOverlapKind::Bulk, sms(bulk_sms, b, 2), 1, T, lin_k[i], lin_n[i], false);
+      o.tp_overlap("tp_reduce_scatter", Collective::ReduceScatter, Phase::Dgrad, full, win_first[i], Phase::Wgrad,
+                   TpOverlapKind::Bulk, sms(bulk_sms, b + 1, 2), 1, lin_k[i], lin_n[i], T, false);
+    }
+    lc.tp_bytes = Bytes(full) * 4.0;
+  } else if (l.tp > 1) {
     const double full = T * h * kAct;
     const bool overlap = par.sequence_parallel && par.tp_comm_overlap;
     for (Phase p : {Phase::Forward, Phase::Dgrad}) {

@@ -48,6 +48,11 @@ enum class OpStream : std::uint8_t { Compute, Tp, Cp, Ep };
 // The parallel group a collective runs over.
 enum class OpGroup : std::uint8_t { None, Tp, Cp, Ep };
 
+// How a hidden TpCollective overlaps its window (sim/step/tp_overlap.hpp, issue 35): issue 24's
+// bound (a pair exposes max(0, comm - GEMM) + min(comm, GEMM) / TP; GPUs without a measured chunk
+// curve), or one of Transformer Engine's userbuffers methods as NeMo's recipe assigns it.
+enum class TpOverlapKind : std::uint8_t { Bound, RingExchange, Pipeline, Bulk };
+
 struct Op {
   std::string_view name;  // qkv, core_attention, out_proj, fc1, swiglu, fc2, input_norm, ...
   OpKind kind = OpKind::MemoryBound;
@@ -72,6 +77,13 @@ struct Op {
   // hide it. ExpertAllToAll: bytes per element.
   double factor = 1;
   double tokens = 0;                      // ExpertAllToAll: tokens per microbatch on this GPU
+  // Hidden TpCollective (issue 35): the method, the SMs its kernel holds, and which GEMMs of the
+  // window it overlaps (Dgrad or Wgrad in the backward; Bound: all of the window). m, n, k: the
+  // shape of the GEMM it is chunked with (the chunk GEMMs' efficiency).
+  TpOverlapKind overlap = TpOverlapKind::Bound;
+  Phase window_phase = Phase::Forward;
+  std::uint8_t comm_sms = 0;
+  bool aggregate = false;                 // ring exchange: two chunks per step
 };
 
 // A fixed-capacity list (the largest layer, MLA + MoE + shared experts under FP8 with TP overlap,
@@ -125,6 +137,9 @@ struct OpShape {
   double cast_bytes = 4, cast_kernels = 1, fp8_ratio = 1;
   bool grad_acc_fused = false;
   double rank_load = 1;     // busiest expert-parallel rank's routed tokens over the mean
+  // TE userbuffers per op (tp_overlap.hpp) when the GPU has a measured GEMM-vs-M curve (Hopper);
+  // otherwise issue 24's bound over the four collectives of each pass.
+  bool tp_overlap_per_op = false;
   double b = 0, s_loc = 0, s = 0, T = 0, Tsp = 0, h = 0, hd = 0, heads_loc = 0, kv_heads_loc = 0, f = 0, t = 0;
 };
 

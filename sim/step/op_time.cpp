@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include "sim/step/moe.hpp"
+#include "sim/step/tp_overlap.hpp"
 
 namespace fleetsim::step {
 
@@ -33,6 +34,7 @@ bool is_compute(OpKind k) {
 // collective overlaps (units [first, last]) and what a Repeat re-runs.
 struct Window {
   Seconds before, after;
+  Seconds wgrad;  // of it, weight-gradient GEMMs (backward)
 };
 using Windows = std::array<Window, kMaxUnits>;
 
@@ -52,6 +54,7 @@ void flush(UnitSum& u, PhaseTime& pt, Windows& win, const GpuCompute& gpu) {
   w.before = pt.math;
   pt.math += u.math;
   w.after = pt.math;
+  w.wgrad = u.wgrad;
   pt.wgrad += u.wgrad;
   if (u.has_mem || u.has_scores || u.has_launch) {
     Seconds t;
@@ -125,14 +128,36 @@ PhaseTime price_pass(const Op* begin, const Op* end, Pass pass, const OpPricing&
           exposed[i].n += op->count;
           break;
         }
-        // Split into `factor` (TP) chunks pipelined with the GEMM's chunks: a pair takes
-        // max(comm, GEMM) + min(comm, GEMM) / TP (one chunk to fill the pipe). The hidden part is
-        // reported as overlapped.
         const Seconds comm = p.net.time(op->collective, Bytes(op->bytes), p.layout.tp_group);
-        const Seconds gemm = window_time(win, op->window_first, op->window_last);
-        const Seconds e = max(Seconds(0), comm - gemm) + Seconds(std::min(comm.si(), gemm.si()) / op->factor);
+        Seconds gemm = window_time(win, op->window_first, op->window_last);
+        Seconds e;
+        if (op->overlap == TpOverlapKind::Bound) {
+          // Split into `factor` (TP) chunks pipelined with the GEMM's chunks: a pair takes
+          // max(comm, GEMM) + min(comm, GEMM) / TP (one chunk to fill the pipe). The hidden part
+          // is reported as overlapped.
+          e = max(Seconds(0), comm - gemm) + Seconds(std::min(comm.si(), gemm.si()) / op->factor);
+        } else {
+          // Transformer Engine userbuffers, the method NeMo's recipe gives the op (tp_overlap.hpp):
+          // the pair's time beyond its GEMM.
+          const Window& w = win[static_cast<size_t>(op->window_first)];
+          if (op->window_phase == Phase::Wgrad) gemm = w.wgrad;
+          else if (op->window_phase == Phase::Dgrad) gemm = gemm - w.wgrad;
+          const TpPair pair{gemm, comm, op->m, op->n, op->k};
+          const auto& curve = p.gpu.gemm_m_curve();
+          const double share = p.gpu.tp_overlap_exposed_share();
+          switch (op->overlap) {
+            case TpOverlapKind::RingExchange:
+              e = ring_exchange_extra(pair, curve, static_cast<int>(op->factor * (op->aggregate ? 2 : 1)), op->aggregate,
+                                      p.gpu.sms(), op->comm_sms, share);
+              break;
+            case TpOverlapKind::Pipeline:
+              e = pipeline_extra(pair, curve, static_cast<int>(op->factor), p.gpu.sms(), op->comm_sms, share);
+              break;
+            default: e = bulk_extra(pair, p.gpu.sms(), op->comm_sms);
+          }
+        }
         pt.tp_comm += e;
-        pt.tp_hidden += comm - e;
+        pt.tp_hidden += max(Seconds(0), comm - e);
         break;
       }
       case OpKind::CpExchange: {

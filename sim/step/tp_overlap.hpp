@@ -30,7 +30,6 @@
 
 #include "sim/hardware/specs.hpp"
 #include "sim/units/quantity.hpp"
-#include "sim/workload/specs.hpp"
 
 namespace fleetsim::step {
 
@@ -54,23 +53,5 @@ struct TpPair {
 [[nodiscard]] Seconds pipeline_extra(const TpPair& p, const std::vector<GemmMPoint>& curve, int splits, int sms,
                                      int comm_sms, double exposed_share);
 [[nodiscard]] Seconds bulk_extra(const TpPair& p, int sms, int comm_sms);
-
-// The four linear layers of a transformer layer in the order QKV, attention output, FC1, FC2:
-// shape (m rows, n output columns, k inner) and GEMM times. dgrad of a row-parallel layer (proj,
-// FC2) is the GEMM its dY all-gather feeds; the column-parallel layers' (QKV, FC1) dgrad and
-// wgrad hide their bulk re-gather and reduce-scatter.
-struct TpLinear {
-  double m = 0, n = 0, k = 0;
-  Seconds fprop, dgrad, wgrad;
-};
-// Collective times of the layer's b s h activation over the TP group, 16-bit and FP8 elements.
-struct TpCollectives {
-  Seconds ag16, rs16, ag8, rs8;
-};
-struct TpOverlapCost {
-  Seconds fwd_exposed, fwd_hidden, bwd_exposed, bwd_hidden;
-};
-[[nodiscard]] TpOverlapCost tp_overlap_layer(const ParallelSpec& par, const GpuSpec& gpu, const TpLinear (&lin)[4],
-                                             const TpCollectives& coll, int tp, bool fp8);
 
 }  // namespace fleetsim::step

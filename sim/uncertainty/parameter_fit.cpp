@@ -5,6 +5,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "sim/reproduce/dgxc_llama31.hpp"
 #include "sim/reproduce/nemo.hpp"
 #include "sim/reproduce/step_sources.hpp"
 #include "sim/step/step_model.hpp"
@@ -71,6 +72,14 @@ CalibrationFamily nemo_fp8(const std::string& gpu) {
                 " GPUs (data/validation/nemo_perf_summary.csv)";
   f.params = {fp8(gpu)};
   f.rows = nemo_calibration_rows(nemo_system(gpu));
+  if (gpu == "h100") {
+    // Issue 35 (sim/step/README.md, "Hopper TP overlap"): with TP overlap costed, also the DGX Cloud
+    // Llama 3.1 calibration rows in FP8 (<= 64 GPUs or a proxy model; never a judged row).
+    for (auto& c : reproduce::dgxc_llama31_cases())
+      if (c.calibration && c.precision_label == "fp8") f.rows.push_back(std::move(c));
+    f.rows_what += " and the DGX Cloud Llama 3.1 FP8 calibration rows (<= 64 GPUs or a proxy model; "
+                   "data/validation/dgxc_h100_llama31.csv)";
+  }
   return f;
 }
 

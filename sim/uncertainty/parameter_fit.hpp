@@ -9,7 +9,7 @@
 //   a100-vtrain  gemm_half_efficiency_work, hbm_efficiency, kernel_launch_overhead on the 1,440
 //                vTrain single-node A100 iterations (`scripts/calibrate --physical --fixed-gemm 0.795`;
 //                gemm_efficiency held at its measured 0.795, not fitted)
-//   h100-fp8     gemm_efficiency_fp8 on the NeMo DGX-H100 rows <= 16 GPUs (`--gpu h100`)
+//   h100-fp8     gemm_efficiency_fp8 on the NeMo DGX-H100 rows <= 16 GPUs and the DGX Cloud FP8 calibration rows (`--gpu h100`)
 //   b200-fp8     gemm_efficiency_fp8 on the NeMo DGX-B200 rows <= 16 GPUs (`--gpu b200`)
 //   gb300-fp8    gemm_efficiency_fp8 on the NeMo DGX-GB300 rows <= 16 GPUs (`--gpu gb300`)
 // Not refittable by resampling (README): unfused_attention_hbm_efficiency (two difference pairs of

@@ -6,50 +6,51 @@
 namespace fleetsim::step {
 namespace {
 
-// Relative throughput at `m_eq` along one measured K row (points sorted by m, same k).
-double along_m(const std::vector<const GemmMPoint*>& row, double m_eq) {
-  const GemmMPoint& top = *row.back();
-  if (m_eq >= top.m) return 1.0;
-  const GemmMPoint& low = *row.front();
-  if (m_eq <= low.m) {
-    // Below the smallest measured M the kernel takes at least that M's time (latency floor).
-    return low.tflops / top.tflops * m_eq / low.m;
+// Relative throughput at `m_eq` along the measured row of inner size `k` (its points at one n),
+// without allocating: the step model calls this for every overlapped op of every evaluation.
+double along_m(const std::vector<GemmMPoint>& curve, double k, double m, double n) {
+  const GemmMPoint *top = nullptr, *low = nullptr;
+  for (const auto& p : curve) {
+    if (p.k != k) continue;
+    if (top == nullptr || p.m > top->m) top = &p;
+    if (low == nullptr || p.m < low->m) low = &p;
   }
-  for (size_t i = 1; i < row.size(); ++i) {
-    const GemmMPoint& a = *row[i - 1];
-    const GemmMPoint& b = *row[i];
-    if (m_eq <= b.m) {
-      const double w = std::log(m_eq / a.m) / std::log(b.m / a.m);
-      return (a.tflops + w * (b.tflops - a.tflops)) / top.tflops;
-    }
+  if (top == nullptr) return 1.0;
+  const double m_eq = m * n / top->n;
+  if (m_eq >= top->m) return 1.0;
+  // Below the smallest measured M the kernel takes at least that M's time (latency floor).
+  if (m_eq <= low->m) return low->tflops / top->tflops * m_eq / low->m;
+  const GemmMPoint *a = low, *b = top;  // the measured points just below and above m_eq
+  for (const auto& p : curve) {
+    if (p.k != k) continue;
+    if (p.m <= m_eq && p.m > a->m) a = &p;
+    if (p.m >= m_eq && p.m < b->m) b = &p;
   }
-  return 1.0;
+  if (b->m <= a->m) return a->tflops / top->tflops;
+  const double w = std::log(m_eq / a->m) / std::log(b->m / a->m);
+  return (a->tflops + w * (b->tflops - a->tflops)) / top->tflops;
 }
 
 }  // namespace
 
 double gemm_m_curve_relative(const std::vector<GemmMPoint>& curve, double m, double n, double k) {
   if (curve.empty() || m <= 0 || n <= 0 || k <= 0) return 1.0;
-  // The measured K values, ascending; each row's points ascending in M (the loader sorts them).
-  std::vector<double> ks;
-  for (const auto& p : curve)
-    if (std::find(ks.begin(), ks.end(), p.k) == ks.end()) ks.push_back(p.k);
-  std::sort(ks.begin(), ks.end());
-  auto row_value = [&](double kk) {
-    std::vector<const GemmMPoint*> row;
-    for (const auto& p : curve)
-      if (p.k == kk) row.push_back(&p);
-    std::sort(row.begin(), row.end(), [](const GemmMPoint* a, const GemmMPoint* b) { return a->m < b->m; });
-    return along_m(row, m * n / row.front()->n);
-  };
-  const double kc = std::clamp(k, ks.front(), ks.back());
-  for (size_t i = 1; i < ks.size(); ++i) {
-    if (kc <= ks[i]) {
-      const double w = std::log(kc / ks[i - 1]) / std::log(ks[i] / ks[i - 1]);
-      return (1.0 - w) * row_value(ks[i - 1]) + w * row_value(ks[i]);
-    }
+  // The measured K just below and above k (clamped to the measured range), interpolated in log K.
+  double k_lo = 0, k_hi = 0, k_min = curve.front().k, k_max = curve.front().k;
+  for (const auto& p : curve) {
+    k_min = std::min(k_min, p.k);
+    k_max = std::max(k_max, p.k);
   }
-  return row_value(ks.front());
+  const double kc = std::clamp(k, k_min, k_max);
+  k_lo = k_min; k_hi = k_max;
+  for (const auto& p : curve) {
+    if (p.k <= kc && p.k > k_lo) k_lo = p.k;
+    if (p.k >= kc && p.k < k_hi) k_hi = p.k;
+  }
+  const double lo = along_m(curve, k_lo, m, n);
+  if (k_hi <= k_lo) return lo;
+  const double w = std::log(kc / k_lo) / std::log(k_hi / k_lo);
+  return (1.0 - w) * lo + w * along_m(curve, k_hi, m, n);
 }
 
 double chunk_slowdown(const std::vector<GemmMPoint>& curve, double m, double n, double k, double chunks) {

@@ -21,6 +21,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 
 from analysis.style import BLUE, GREEN, GREY, ORANGE, RED  # noqa: E402
+from analysis.outputs import output_dir, save_figure  # noqa: E402
 
 
 def _text(ds):
@@ -53,6 +54,13 @@ def pareto_figure(f, path: Path):
     if len(pareto):
         ax.scatter(days[pareto], cost[pareto], s=90, facecolors="none", edgecolors=RED, lw=1.2,
                    label="Pareto set (days, cost, MW)")
+        # 80% intervals of days and cost (files written before issue 40 have none).
+        if "days_lo" in d and "cost_usd_lo" in d:
+            dl, dh = d["days_lo"][:][pareto], d["days_hi"][:][pareto]
+            cl, ch = d["cost_usd_lo"][:][pareto] / 1e6, d["cost_usd_hi"][:][pareto] / 1e6
+            x, y = days[pareto], cost[pareto]
+            ax.errorbar(x, y, xerr=[x - dl, dh - x], yerr=[y - cl, ch - y], fmt="none", ecolor=RED, alpha=0.5,
+                        lw=0.8, capsize=2, label="80% interval (step model and replications)")
     if "constraints" in f:
         c = f["constraints"]
         limits = dict(zip(_text(c["constraint"]), c["limit"][:]))
@@ -67,7 +75,7 @@ def pareto_figure(f, path: Path):
     ax.set_title("Plan: every design run (grey: violates a constraint), Pareto set over days, cost and MW")
     ax.legend(fontsize=8, loc="upper right")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -89,12 +97,12 @@ def waterfall_figure(f, path: Path):
     ax.set_title(f"Cost of the run of the cheapest design meeting the deadline: {hours[0] / 1e6:.2f}M GPU-hours "
                  f"-> {start / 1e6:.2f}M USD ({start / max(hours[0], 1):.2f} USD per GPU-hour)", fontsize=9)
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
 def plan_figures(result, out: Path) -> list:
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     paths = []
     with h5py.File(result, "r") as f:
         pareto_figure(f, out / "plan_pareto.png")

@@ -22,6 +22,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from analysis.style import BLUE, GREEN, GREY, ORANGE, RED  # noqa: E402
+from analysis.outputs import output_dir, save_figure  # noqa: E402
 
 
 def allocation_figure(f, path: Path):
@@ -49,7 +50,7 @@ def allocation_figure(f, path: Path):
     ax.legend(loc="lower right", fontsize=8.5)
     ax.set_title("Pool allocation over time (replication 0)")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -73,7 +74,7 @@ def losses_figure(f, path: Path):
     ax.set_xlabel(f"pool GPU-hours lost (mean, {what})")
     ax.set_title("Where the pool's GPU-hours go, besides allocated work")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -83,7 +84,7 @@ def main(argv=None):
     ap.add_argument("-o", "--output", default="report")
     a = ap.parse_args(argv)
     out = Path(a.output)
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     with h5py.File(a.result, "r") as f:
         if "pool_timeseries" not in f:
             sys.exit(f"{a.result}: no pool_timeseries table; write it with `fleetsim pool SCENARIO -o {a.result}`")

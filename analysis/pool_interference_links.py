@@ -21,6 +21,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from analysis.style import BLUE, GREY, ORANGE, RED  # noqa: E402
+from analysis.outputs import output_dir, save_figure  # noqa: E402
 
 
 def load_figure(f, path: Path):
@@ -40,7 +41,7 @@ def load_figure(f, path: Path):
     ax.legend(lines[0] + lines2[0], lines[1] + lines2[1], loc="upper right", fontsize=8.5)
     ax.set_title("Fabric switch-bundle load over time (replication 0; others weighted by their communication share)")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -64,7 +65,7 @@ def worst_figure(f, path: Path):
     ax2.set_xlabel("hours shared by more than one job")
     fig.suptitle("The most loaded fabric links (replication 0)")
     fig.tight_layout()
-    fig.savefig(path, dpi=130)
+    save_figure(fig, path, dpi=130)
     plt.close(fig)
 
 
@@ -74,7 +75,7 @@ def main(argv=None) -> int:
     ap.add_argument("-o", "--out", default=".")
     a = ap.parse_args(argv)
     out = Path(a.out)
-    out.mkdir(parents=True, exist_ok=True)
+    output_dir(out)
     with h5py.File(a.results, "r") as f:
         if "pool_link_load" not in f:
             print(f"{a.results}: no /pool_link_load table: run fleetsim pool with pool.interference.enabled: true",

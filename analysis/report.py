@@ -22,6 +22,7 @@ import pandas as pd
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from analysis import figures as F  # noqa: E402
+from analysis.outputs import check_file, output_dir, write_text  # noqa: E402
 from analysis.results import Result, Sweep, load, unit_text  # noqa: E402
 
 CSS = """
@@ -197,7 +198,7 @@ def result_report(r: Result, out: Path) -> Path:
              metrics_table(r), "</details>", "<h2>Provenance</h2>", provenance(r)]
     title = f"fleetsim run: {Path(r.label()).stem}"
     sub = f"{r.path.name} · {r.meta.get('command', '')}"
-    (out / "report.html").write_text(page(title, sub, "".join(body)), encoding="utf-8")
+    write_text(out / "report.html", page(title, sub, "".join(body)))
     return out / "report.html"
 
 
@@ -249,7 +250,7 @@ def sweep_report(s: Sweep, out: Path) -> Path:
     if s.spec:
         body += ["<h2>Provenance</h2>", f"<pre>{html.escape(s.spec.get('command', ''))}</pre>"]
     title = f"fleetsim sweep: {s.path.name}"
-    (out / "report.html").write_text(page(title, str(s.path), "".join(body)), encoding="utf-8")
+    write_text(out / "report.html", page(title, str(s.path), "".join(body)))
     return out / "report.html"
 
 
@@ -275,7 +276,7 @@ def plan_report(path: Path, out: Path) -> Path:
     }
     body = ["<h2>Figures</h2>"] + [figure_block(p, captions.get(p.stem, "")) for p in paths]
     title = f"fleetsim plan: {path.name}"
-    (out / "report.html").write_text(page(title, str(path), "".join(body)), encoding="utf-8")
+    write_text(out / "report.html", page(title, str(path), "".join(body)))
     return out / "report.html"
 
 
@@ -284,8 +285,8 @@ def main(argv=None) -> int:
     ap.add_argument("path", help="a result file (.h5) or a sweep directory")
     ap.add_argument("-o", "--output", required=True, help="directory for report.html and the PNG figures")
     a = ap.parse_args(argv)
-    out = Path(a.output)
-    out.mkdir(parents=True, exist_ok=True)
+    out = output_dir(a.output)
+    check_file(out / "report.html")  # before the figures are drawn
     from analysis.plan_figures import is_plan
     if Path(a.path).is_file() and is_plan(a.path):
         print(f"report written to {plan_report(Path(a.path), out)}")

@@ -82,9 +82,11 @@ def key_label(key: str) -> str:
 
 
 def save(fig, path) -> str:
-    fig.savefig(path, bbox_inches="tight")
-    plt.close(fig)
-    return str(path)
+    from analysis.outputs import save_figure
+    try:
+        return save_figure(fig, path, bbox_inches="tight")
+    finally:
+        plt.close(fig)
 
 
 def _is_ratio(unit: str) -> bool:

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "sim/app/command.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/cli_guards.hpp"
 #include "sim/core/error.hpp"
 #include "sim/import/megatron_args.hpp"
@@ -35,17 +36,7 @@ void emit(const importer::Imported& imp, const ImportArgs& a) {
     std::cout << yaml;
     return;
   }
-  const std::string tmp = a.output + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw ConfigError("", "-o", "cannot write '" + a.output + "'");
-    out << yaml;
-    if (!out.flush()) throw ConfigError("", "-o", "writing '" + a.output + "' failed");
-  }
-  if (std::rename(tmp.c_str(), a.output.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ConfigError("", "-o", "cannot move the scenario into place at '" + a.output + "'");
-  }
+  write_file_atomically(a.output, "-o", "the scenario", [&](std::ostream& out) { out << yaml; });
   std::cerr << "scenario written to " << a.output << "\n";
 }
 

@@ -1,5 +1,6 @@
 // `fleetsim pool SCENARIO [--set K=V]... [--json] [-o out.h5]`: the pool simulator (sim/pool):
 // allocation, fragmentation, SLO attainment, queueing and GPU-hours lost by cause.
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -103,6 +104,10 @@ void pool_command(const PoolArgs& a) {
                 p.colocation == Colocation::Tidal ? "tidal" : "none");
   std::cout << buf << "Pool (mean [p05, p95]; shares over replications, delays and slowdowns over jobs)\n";
   report.print_table(std::cout);
+  if (r.stragglers && std::all_of(r.replications.begin(), r.replications.end(),
+                                  [](const pool::PoolReplication& rep) { return rep.straggler_jobs == 0; }))
+    std::cout << "  no job: no training job of at least pool.stragglers.min_job_gpus = " << s.pool.stragglers.min_job_gpus
+              << " GPUs was measured, so the straggler shares above count nothing (0 of 0, shown as 0)\n";
   print_uncertainty(intervals, provenance, a.level, std::cout);
   std::snprintf(buf, sizeof buf, "\n(%.2f s wall, %.3g events/s)\n", r.wall_s, events_per_s);
   if (!a.output.empty()) std::cout << "\nresults written to " << a.output << "\n";

@@ -17,6 +17,7 @@
 #include "sim/mpi/run.hpp"
 #include "sim/mpi/world.hpp"
 #include "sim/pipeline/run_pipeline.hpp"
+#include "sim/pipeline/run_summary.hpp"
 #include "sim/pipeline/run_trace.hpp"
 #include "sim/results/progress.hpp"
 #include "sim/uncertainty/annotate.hpp"
@@ -38,75 +39,6 @@ struct RunArgs {
   int threads = 0;
   bool json = false;
   double level = 0.8;  // of the intervals beside the headline numbers (sim/uncertainty)
-};
-
-// Intervals of the run's headline numbers (sim/uncertainty/README.md, "Run intervals"): the step
-// model's model-form interval, the Monte-Carlo spread of one run's outcome over the replications,
-// and, for the quantity that scales with the iteration time (wall-clock of a token budget, or
-// tokens in a fixed duration), the two combined.
-struct RunUncertainty {
-  uncertainty::StepUncertainty step;
-  uncertainty::Interval iteration_time, mfu, ettr, wall_clock_days, tokens_trained;
-  uncertainty::Interval effective_utilization;  // the waterfall's product
-  uncertainty::WaterfallIntervals waterfall;     // its five factors and the product (waterfall_interval.hpp)
-  uncertainty::Interval pue;                     // facility.pue_mean: the replications' range
-};
-
-RunUncertainty run_uncertainty(const Scenario& s, const PipelineResult& r, double level) {
-  RunUncertainty u;
-  u.step = uncertainty::scenario_step_uncertainty(s, level);
-  u.iteration_time = uncertainty::time_interval(r.step.iteration_time.si(), u.step);
-  u.mfu = uncertainty::rate_interval(r.step.mfu, u.step);
-  std::vector<double> ettr, days, tokens;
-  for (const auto& rep : r.run.replications) {
-    ettr.push_back(rep.ettr);
-    days.push_back(rep.wall_clock_days);
-    tokens.push_back(rep.tokens_trained);
-  }
-  // ETTR is a ratio of times that both scale with the run's length: the step time's error moves
-  // it only through second-order terms (checkpoint cadence in iterations), so its interval is the
-  // Monte-Carlo spread alone.
-  u.ettr = uncertainty::sample_interval(ettr, level);
-  u.wall_clock_days = uncertainty::sample_interval(days, level);
-  u.tokens_trained = uncertainty::sample_interval(tokens, level);
-  // The waterfall's effective utilization is proportional to MFU (single-GPU x scaling), so to
-  // 1 / T: its replications' range combined with the step interval; each factor as
-  // waterfall_interval.hpp says.
-  std::vector<facility::Waterfall> waterfalls;
-  for (const auto& f : r.facility) waterfalls.push_back(f.waterfall);
-  u.waterfall = uncertainty::waterfall_intervals(waterfalls, u.step, level);
-  u.effective_utilization = u.waterfall.product;
-  std::vector<double> pue;
-  for (const auto& f : r.facility) pue.push_back(f.pue_mean);
-  u.pue = uncertainty::sample_interval(pue, level);
-  // Declared uncertain inputs (sim/uncertainty/inputs.hpp): each replication ran its own drawn
-  // iteration, so the step figures' spread over the replications joins the model-form interval.
-  if (!r.replication_iteration_time_s.empty()) {
-    u.iteration_time = uncertainty::combine_with_step(uncertainty::sample_interval(r.replication_iteration_time_s, level), u.step);
-    u.mfu = uncertainty::combine_with_step(uncertainty::sample_interval(r.replication_mfu, level), u.step);
-  }
-  if (s.workload.training.train_tokens.si() > 0)
-    u.wall_clock_days = uncertainty::combine_with_step(u.wall_clock_days, u.step);
-  else
-    u.tokens_trained = uncertainty::combine_with_step(u.tokens_trained, u.step);
-  return u;
-}
-
-// The run section's provenance: the step grade, the replications, the failure model's status.
-uncertainty::Provenance run_provenance(const RunUncertainty& u, const PipelineResult& r) {
-  uncertainty::Provenance p = u.step.provenance;
-  p.why = "Monte-Carlo spread over " + std::to_string(r.run.replications.size()) +
-          " replications" + (r.replication_iteration_time_s.empty() ? "" : ", each drawing the declared uncertain inputs") +
-          "; the step time's model-form error: " + u.step.provenance.why + " (the failure model is not graded yet)";
-  return p;
-}
-
-// replications: auto's outcome (sim/uncertainty/README.md, "Adaptive replications").
-struct AutoReplications {
-  bool on = false;
-  int used = 0;
-  double ettr_half_width = 0, precision = 0;
-  [[nodiscard]] bool reached() const { return ettr_half_width <= precision; }
 };
 
 // HDF5: interval_lo, interval_hi, interval_level on each headline dataset (the waterfall's five
@@ -222,21 +154,6 @@ void check_replications(const std::string& v) {
                                                 std::to_string(limits::kMaxReplications) + " or auto");
 }
 
-// Adaptive replications (issue 25; sim/uncertainty/README.md, "Adaptive replications"): the
-// Monte-Carlo half-width of the mean ETTR at `level`, z * sd / sqrt(n) (central limit theorem).
-double ettr_half_width(const PipelineResult& r, double level) {
-  const size_t n = r.run.replications.size();
-  if (n < 2) return INFINITY;
-  double mean = 0, ss = 0;
-  for (const auto& rep : r.run.replications) mean += rep.ettr;
-  mean /= static_cast<double>(n);
-  for (const auto& rep : r.run.replications) ss += (rep.ettr - mean) * (rep.ettr - mean);
-  const double sd = std::sqrt(ss / static_cast<double>(n - 1));
-  return uncertainty::normal_quantile((1 + level) / 2) * sd / std::sqrt(static_cast<double>(n));
-}
-
-constexpr int kAutoMost = RunSpec::kAutoMostReplications;
-
 void run(const RunArgs& a) {
   const auto start = std::chrono::steady_clock::now();
   uncertainty::check_level(a.level, "--level");
@@ -267,28 +184,20 @@ void run(const RunArgs& a) {
   if (world.root()) {
     const int mine = (s.run.replications + world.size - 1) / world.size;
     progress = std::make_shared<Progress>("replications", world.size > 1 ? mine : s.run.replications);
-    opt.progress = [progress](int, int) { progress->advance(); };
+    opt.progress = [&progress](int, int) { if (progress) progress->advance(); };
   }
   opt.record_timeline = !a.trace.empty();
-  // Declared uncertain inputs: replication i runs on draw i (seeded by run.seed and i).
-  if (s.declared_inputs) opt.replication_scenario = [s](int i) { return uncertainty::drawn_scenario(s, i); };
   if (autorep && world.size > 1)
     throw ConfigError("", "--replications", "auto runs in one process; give a count under mpirun");
-  PipelineResult r = run_pipeline(s, opt);
-  // auto: double the count until the half-width is met. Replication i's streams depend only on
-  // (seed, i) (sim/run/rng.hpp), so the result is the same as a fixed run of the final count, and
-  // the doubling costs at most twice that run.
-  int auto_batches = 1;
-  double auto_half_width = autorep ? ettr_half_width(r, a.level) : 0;
-  while (autorep && auto_half_width > precision && s.run.replications < kAutoMost) {
-    s.run.replications = std::min(2 * s.run.replications, kAutoMost);
-    if (progress) progress = std::make_shared<Progress>("replications", s.run.replications);
-    r = run_pipeline(s, opt);
-    auto_half_width = ettr_half_width(r, a.level);
-    ++auto_batches;
-  }
+  // Once, or with replications: auto doubling the count (sim/pipeline/run_summary.hpp).
+  const RunOutcome outcome = run_with_replications(s, opt, a.level, [&](int replications) {
+    if (progress && replications != s.run.replications) progress = std::make_shared<Progress>("replications", replications);
+  });
+  const PipelineResult& r = outcome.result;
+  s = outcome.scenario;
+  const double auto_half_width = outcome.autorep.ettr_half_width;
   if (autorep)
-    std::cerr << "replications auto: " << s.run.replications << " replications (" << auto_batches
+    std::cerr << "replications auto: " << s.run.replications << " replications (" << outcome.autorep.batches
               << " batches), ETTR half-width " << auto_half_width << " at " << a.level << " (target " << precision
               << ")\n";
   progress.reset();
@@ -297,7 +206,7 @@ void run(const RunArgs& a) {
   if (!a.output.empty()) {
     std::string command = "fleetsim run " + (a.scenario.empty() ? std::string("(default)") : a.scenario);
     for (const auto& set : a.sets) command += " --set " + set;
-    const AutoReplications ar{autorep, s.run.replications, auto_half_width, precision};
+    const AutoReplications& ar = outcome.autorep;
     write_results_file(a.output, s, r, command, [&](ResultsFile& f) {
       annotate_results(f, u, r, ar);
       if (s.declared_inputs) {  // which inputs the replications drew (sim/uncertainty/inputs.hpp)
@@ -315,38 +224,7 @@ void run(const RunArgs& a) {
   }
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (a.json) {
-    Json j = Json::object();
-    j["scenario"] = s.file;
-    j["description"] = s.description;
-    j["seed"] = static_cast<double>(s.run.seed);
-    j["replications"] = s.run.replications;
-    if (autorep) {
-      j["replications_auto"]["used"] = s.run.replications;
-      j["replications_auto"]["ettr_half_width"] = auto_half_width;
-      j["replications_auto"]["precision"] = precision;
-      j["replications_auto"]["level"] = a.level;
-      j["replications_auto"]["reached"] = auto_half_width <= precision;
-    }
-    Json body = r.report.to_json();
-    for (const auto& [k, v] : body.as_object()) j[k] = v;
-    // Beside the headline numbers: <key>_interval and one provenance per section (DESIGN.md §5).
-    j["step"] = uncertainty::with_intervals(j["step"], {{"iteration_time_s", u.iteration_time}, {"mfu", u.mfu}});
-    j["step"]["provenance"] = uncertainty::provenance_json(u.step.provenance);
-    j["step"]["parameters"] = uncertainty::parameters_json(u.step);
-    j["run"] = uncertainty::with_intervals(
-        j["run"], {{"ettr", u.ettr}, {"wall_clock_days", u.wall_clock_days}, {"tokens_trained", u.tokens_trained}});
-    j["run"]["provenance"] = uncertainty::provenance_json(run_provenance(u, r));
-    if (!r.facility.empty()) {
-      j["facility"] = uncertainty::with_intervals(j["facility"], {{"pue_mean", u.pue}});
-      Json& eu = j["facility"]["effective_utilization"];
-      eu = uncertainty::with_intervals(eu, {{"value", u.effective_utilization}});
-      const auto factors = u.waterfall.factors();
-      eu["factors"] = uncertainty::with_intervals(eu["factors"], {factors.begin(), factors.end()});
-    }
-    if (s.declared_inputs) {
-      j["uncertain_inputs"]["inputs"] = uncertainty::declared_inputs_json(s);
-      j["uncertain_inputs"]["draws"] = s.run.replications;  // replication i on draw i
-    }
+    Json j = run_summary_json(outcome, u, a.level);
     j["host"]["wall_time_s"] = wall;
     std::cout << j.dump(2) << "\n";
   } else {

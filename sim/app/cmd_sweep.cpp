@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "sim/app/command.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/cli_guards.hpp"
 #include "sim/config/load.hpp"
 #include "sim/core/error.hpp"
@@ -103,12 +104,8 @@ void write_sweep_json(const std::filesystem::path& dir, const SweepArgs& a, cons
     pts.push_back(o);
   }
   j["points"] = pts;
-  const auto tmp = dir / "sweep.json.tmp";
-  {
-    std::ofstream out(tmp);
-    out << j.dump(2) << "\n";
-  }
-  std::filesystem::rename(tmp, dir / "sweep.json");
+  write_file_atomically((dir / "sweep.json").string(), "-o", "the sweep's description",
+                        [&](std::ostream& out) { out << j.dump(2) << "\n"; });
 }
 
 std::string fmt(const std::optional<double>& v, const char* f) {
@@ -161,6 +158,11 @@ void check_level_text(const std::string& v) {
 
 void sweep_command(const SweepArgs& a) {
   guards::output_dir(a.output, "-o");
+  // The files the sweep writes into the folder itself (a rerun resumes into an existing one).
+  std::error_code exists_ec;
+  if (std::filesystem::is_directory(a.output, exists_ec))
+    for (const char* own : {"sweep.json", "index.csv"})
+      guards::output_file((std::filesystem::path(a.output) / own).string(), "-o", std::string("the sweep's ") + own);
   const int replications = replication_count(a.replications);
   check_level_text(a.level);
   // replications: auto and its precision travel as the scenario keys they are (the children's

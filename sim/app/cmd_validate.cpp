@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "sim/app/command.hpp"
+#include "sim/core/cli_guards.hpp"
 #include "sim/core/error.hpp"
 #include "sim/reproduce/sections.hpp"
 #include "sim/results/json.hpp"
@@ -55,6 +56,7 @@ Json coverage_json(const uncertainty::CoverageReport& c) {
 }
 
 int validate(const std::string& only, bool json, const std::string& write_residuals) {
+  if (!write_residuals.empty()) guards::output_file(write_residuals, "--write-residuals", "the residual table");
   auto cases = reproduce::validation_cases(only);
   const bool step = only.empty() || only == "step";
   std::vector<uncertainty::StepResidual> residuals;

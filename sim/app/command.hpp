@@ -15,5 +15,7 @@ void add_sweep_command(CLI::App& app);
 void add_import_command(CLI::App& app);   // import megatron | nemo
 void add_pool_command(CLI::App& app);
 void add_plan_command(CLI::App& app);   // plan, plan --target (sim/plan)
+void add_serve_command(CLI::App& app);  // the browser studio (sim/serve)
+void add_calibrate_command(CLI::App& app);  // calibrate (sim/calibrate)
 
 }  // namespace fleetsim::app

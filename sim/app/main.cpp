@@ -43,6 +43,8 @@ int main(int argc, char** argv) {
   fleetsim::app::add_import_command(app);
   fleetsim::app::add_pool_command(app);
   fleetsim::app::add_plan_command(app);
+  fleetsim::app::add_serve_command(app);
+  fleetsim::app::add_calibrate_command(app);
   fleetsim::install_simgrid_tier();
   try {
     app.parse(argc, argv);

@@ -117,10 +117,17 @@ S failure_row() {
   });
 }
 
+S precision_row() {
+  return make("plan precision", "One training precision to consider.", {
+      text("precision", "", "a workload.training.precision value (bf16, fp16, fp8; `fleetsim describe` lists the scenario's)"),
+  });
+}
+
 S candidates_section() {
   return make("plan candidates", "The candidate space: every combination of the rows below is a design.", {
       table("systems", system_row(), "GPU/node types"),
       int_list("gpus", "GPU counts of the job (hot spares come on top)"),
+      optional(table("precision", precision_row(), "training precisions (empty: the base scenario's); each gets its own layout search")),
       optional(table("fabrics", fabric_row(), "fabrics (empty: the base scenario's)")),
       optional(table("cooling", cooling_row(), "cooling plants and sites (empty: the base scenario's)")),
       optional(table("spares", spare_row(), "hot spare shares (empty: the base scenario's recovery)")),

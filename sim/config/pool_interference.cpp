@@ -8,6 +8,7 @@
 #include "sim/config/scenario_builder.hpp"
 #include "sim/config/yaml_source.hpp"
 #include "sim/core/error.hpp"
+#include "sim/units/parse.hpp"
 
 namespace fleetsim::config {
 namespace {
@@ -173,6 +174,11 @@ void build_pool_interference(const ParamSet& p, Scenario& s, const std::string& 
         if (e.nodes[b] == n) fail(k + ".nodes", who + " lists node " + std::to_string(n) + " twice");
     }
     if (!(e.duration_s > 0)) fail(k + ".duration", who + " needs a run time > 0");
+    // Issue 40: a job submitted after the pool's end never ran, silently.
+    if (const double end = s.pool.warmup_s + s.pool.duration_s; !(e.start_s < end))
+      fail(k + ".start", who + " starts at " + units::format(Seconds(e.start_s)) + ", at or after the end of the pool (" +
+                             "pool.warmup + pool.duration = " + units::format(Seconds(end)) + "), so it would never run; "
+                             "valid: 0 s to below " + units::format(Seconds(end)));
     if (!(e.compute_time_s + e.comm_bytes > 0))
       fail(k + ".compute_time", who + " has neither compute time nor communication per iteration");
     for (int n : e.nodes) {

@@ -4,8 +4,10 @@
 #include <cmath>
 #include <filesystem>
 
+#include "sim/core/checked.hpp"
 #include "sim/core/csv.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/pool/workload.hpp"
 
 namespace fleetsim::config {
@@ -35,6 +37,10 @@ void read_demand_trace(InferenceGroup& g, const std::string& time_column, const 
     if (v < 0)
       throw ConfigError(t.path, value_column, "demand must be >= 0 " + std::string(in_gpus ? "GPUs" : "replicas") + ", got " +
                                                   t.at(r, value_column), t.row_lines[r]);
+    // Checked here, once, so that replicas_needed's conversion to int cannot overflow (issue 40).
+    (void)input_integer<int>(std::ceil(v * scale / (in_gpus ? std::max(1, g.replica_gpus) : 1) - 1e-9), t.path, value_column,
+                             std::string("the demand x demand_scale in replicas (") + t.at(r, value_column) + ")", 0,
+                             static_cast<double>(limits::kMaxGpus));
     g.trace_t.push_back(time);
     g.trace_value.push_back(v);
   }

@@ -65,6 +65,45 @@ bool parse_bool(const std::string& s, bool& out) {
   return false;
 }
 
+// Issue 40: an empty value (`key:`, `key: ~`, `key: null`, `--set key=`) once meant the key's
+// default, so `--set constraints.facility_power_cap=` silently dropped a file's 30 MW cap. The one
+// rule: an empty value is refused naming the key, except where the schema itself documents what
+// empty means: a text key whose default is empty (none: no CSV, the base scenario's model), a
+// list of integers (no list: pipeline_layer_split even), a table that may be left out (no rows).
+bool empty_means_none(const Field& f) {
+  switch (f.type) {
+    case FieldType::Text: return f.default_text.empty();
+    case FieldType::IntList: return true;
+    case FieldType::Table: return !f.required;
+    default: return false;
+  }
+}
+
+std::string expected_value(const Field& f) {
+  switch (f.type) {
+    case FieldType::Quantity: return "a value with a unit such as '" + units::describe(f.dim).example + "'";
+    case FieldType::Temperature: return "a temperature such as '25 degC'";
+    case FieldType::Integer: return "an integer";
+    case FieldType::Real: return "a number";
+    case FieldType::Bool: return "true or false";
+    case FieldType::Choice: return "one of " + join(f.choices);
+    case FieldType::Text: return "text";
+    case FieldType::IntList: return "a list of integers";
+    case FieldType::Preset: return "a " + f.preset_kind + " preset name or a YAML file";
+    case FieldType::Section: return "a mapping of its keys (" + join(f.section->keys()) + ")";
+    case FieldType::Table: return "a list of mappings with keys " + join(f.section->keys());
+  }
+  return "a value";
+}
+
+std::string empty_value_message(const Field& f) {
+  std::string out = "is empty (nothing after the key); valid: " + expected_value(f);
+  // Not giving the key at all keeps what the files say, else the default: say which default.
+  if (f.type == FieldType::Section) return out + " (not giving the key keeps its defaults)";
+  if (f.required || f.default_text.empty()) return out + " (required: " + f.doc + ")";
+  return out + " (not giving the key keeps the file's value, else the default '" + f.default_text + "')";
+}
+
 }  // namespace
 
 std::string join(const std::vector<std::string>& words, const std::string& sep) {
@@ -176,6 +215,10 @@ ParamSet Resolver::walk(const YAML::Node& node, const Schema& schema, const std:
   }
   for (const Field& f : schema.fields) {
     YAML::Node v = node[f.name];
+    if (v.IsDefined() && v.IsNull() && !empty_means_none(f)) {
+      const int line = file.rfind("--", 0) == 0 ? 0 : (line_of(v) > 0 ? line_of(v) : line_of(node));
+      throw ConfigError(file, child(path, f.name), empty_value_message(f), line);
+    }
     if (!v.IsDefined() || v.IsNull()) {
       if (partial) continue;
       if (f.required)

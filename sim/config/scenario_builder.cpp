@@ -241,6 +241,7 @@ ParallelSpec build_parallel(const ParamSet& p) {
   s.tp_comm_overlap_rs_fp8_buf = p.flag("tp_comm_overlap_rs_fp8_buf");
   s.tp_comm_overlap_splits = p.integer("tp_comm_overlap_splits");
 
+  s.cpu_offloading_num_layers = p.integer("cpu_offloading_num_layers");
   s.tp_comm_overlap = p.flag("tp_comm_overlap");
   s.overlap_p2p_comm = p.flag("overlap_p2p_comm");
   for (long long v : p.at("pipeline_layer_split").ints) s.pipeline_layer_split.push_back(static_cast<int>(v));
@@ -395,6 +396,26 @@ void check_work_limits(const Scenario& s, const ParamSet& p, const std::string& 
                     "resolution of at least %s", samples, units::format(Seconds(std::max(pw.window, pw.spectrum_window).si() / 1e8)).c_str());
       throw ConfigError(origin_of(pd, "resolution", file), "facility.power_dynamics.resolution", buf);
     }
+    // Issue 40: settings that gave meaningless figures. The resolution against one iteration is
+    // checked when the step model has timed it (sim/pipeline/run_pipeline.cpp).
+    const std::string K = "facility.power_dynamics.";
+    if (!(pw.resolution < pw.window))
+      throw ConfigError(origin_of(pd, "resolution", file), K + "resolution",
+                        units::format(pw.resolution) + " is not shorter than the sampled window (" + K + "window = " +
+                            units::format(pw.window) + "); valid: a resolution below the window and below one "
+                            "iteration (default 10 ms)");
+    if (s.workload.training.train_tokens.si() <= 0 && !(pw.window_start < s.run.duration))
+      throw ConfigError(origin_of(pd, "window_start", file), K + "window_start",
+                        units::format(pw.window_start) + " is at or past the end of the run (run.duration = " +
+                            units::format(s.run.duration) + "); valid: 0 s to below " + units::format(s.run.duration));
+    const int node_gpus = s.cluster.node.gpus_per_node;
+    const bool rack_given = pd.values.count("rack_gpus") && pd.at("rack_gpus").origin != "default";
+    if (pw.rack_gpus < node_gpus || (rack_given && pw.rack_gpus > s.cluster.gpus) ||
+        (node_gpus > 0 && pw.rack_gpus % node_gpus != 0))
+      throw ConfigError(origin_of(pd, "rack_gpus", file), K + "rack_gpus",
+                        std::to_string(pw.rack_gpus) + " GPUs per rack; valid: whole " + s.cluster.node.name + " nodes (a multiple of " +
+                            std::to_string(node_gpus) + ") from " + std::to_string(node_gpus) + " to cluster.gpus = " +
+                            std::to_string(s.cluster.gpus));
   }
   const double pool = s.cluster.gpus / s.facility.resource_utilization;
   if (!(pool <= static_cast<double>(limits::kMaxGpus) / 0.01)) {  // at most 100x the job's GPUs
@@ -519,6 +540,13 @@ Scenario build_scenario(const ParamSet& p, const std::string& file, const std::s
     const std::string where = origin_of(p, "failures", file);
     if (c.domain_gpus <= 0)
       throw ConfigError(where, key, "scope domain needs the GPUs of one domain (e.g. 72 for an NVL72 rack)");
+    // The run model counts a domain in whole nodes (sim/run/failure_process.cpp): 7 or 12 GPUs on
+    // 8-GPU nodes was once rounded down to one node, silently.
+    if (const int node_gpus = s.cluster.node.gpus_per_node; node_gpus > 0 && c.domain_gpus % node_gpus != 0)
+      throw ConfigError(where, key, std::to_string(c.domain_gpus) + " GPUs is not a whole number of " + s.cluster.node.name +
+                                        " nodes (" + std::to_string(node_gpus) + " GPUs each); valid: a multiple of " +
+                                        std::to_string(node_gpus) + " (e.g. " + std::to_string(node_gpus * ((c.domain_gpus + node_gpus - 1) / node_gpus)) +
+                                        ")");
     if (c.domain_gpus > s.cluster.gpus)
       throw ConfigError(where, key, std::to_string(c.domain_gpus) + " GPUs is larger than the cluster (" +
                                         std::to_string(s.cluster.gpus) + " GPUs); a domain must fit in cluster.gpus");

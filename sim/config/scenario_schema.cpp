@@ -241,6 +241,10 @@ S parallel_schema() {
               "compute overlapped with DP communication runs on the SMs NCCL leaves (false: overlap is free)"),
       boolean("overlap_hbm_contention", "true",
               "memory-bound kernels overlapped with DP communication share HBM with it (false: no sharing)"),
+      integer("cpu_offloading_num_layers", "0",
+              "layers per pipeline chunk whose activations wait for the backward in host memory instead of "
+              "HBM (Megatron-core cpu_offloading_num_layers; Megatron-Bridge's GB200/GB300 Llama 3 70B FSDP "
+              "recipes: 20-40); memory only, the copies overlap compute", 0, 1000000),
       integer("fsdp_prefetch_ops", "1",
               "ZeRO-3/FSDP: ops ahead a unit's weights (a layer, the embedding, the head) may be gathered "
               "(PyTorch FSDP limit_all_gathers: 1); "
@@ -277,7 +281,8 @@ S training_schema() {
   return make_schema("training", "The batch and the training length.", {
       integer("micro_batch_size", "1", "sequences per microbatch"),
       integer("global_batch_size", "", "sequences per iteration"),
-      quantity("train_tokens", dim<Tokens>(), "0T", "tokens to train (0 = until run.duration ends)", 0, false),
+      with_max(quantity("train_tokens", dim<Tokens>(), "0T", "tokens to train (0 = until run.duration ends)", 0, false),
+               limits::kMaxTrainTokens),
       boolean("use_flash_attn", "true", "fused (flash) attention; false = unfused softmax over s x s (Megatron SC'21)"),
       choice("precision", {"bf16", "fp16", "fp8"}, "bf16",
              "bf16 accumulates and reduces gradients in fp32 (Megatron, Llama 3 §3.3.2); "

@@ -81,6 +81,11 @@ Param Resolver::uncertain_value(const YAML::Node& node, const Field& f, const st
   if (!v.IsDefined() || v.IsNull())
     throw ConfigError(file, path, "an uncertain value needs value: (the number the point prediction uses), e.g. "
                                   "{value: 1, range: [0.7, 1.5]}", line);
+  // One number, never a nested declaration: {value: {value: 1, range: [...]}, range: [...]} once
+  // took the inner value and silently dropped the inner range (issue 40).
+  if (!v.IsScalar())
+    throw ConfigError(file, path + ".value", "must be a number (the one the point prediction uses), got " + kind_of(v) +
+                                                 "; valid: {value: 1, range: [0.7, 1.5]}", line);
   // The value and the range's ends are parsed, unit and bounds, as the plain key would be; a word
   // the key accepts instead of a number (checkpoint.interval: daly) has no distribution.
   Field plain = f;
@@ -117,6 +122,10 @@ Param Resolver::uncertain_value(const YAML::Node& node, const Field& f, const st
   if (range.IsDefined()) {
     if (!range.IsSequence() || range.size() != 2)
       throw ConfigError(file, path + ".range", "expected [lo, hi] (two numbers in the key's unit), got " + kind_of(range), line);
+    for (const YAML::Node& end : {range[0], range[1]})
+      if (!end.IsScalar())
+        throw ConfigError(file, path + ".range", "expected [lo, hi] (two numbers in the key's unit), got an end that is " +
+                                                     kind_of(end), line);
     u.lo = value(range[0], plain, path + ".range", file, partial).number;
     u.hi = value(range[1], plain, path + ".range", file, partial).number;
     u.has_range = true;

@@ -20,6 +20,11 @@ inline constexpr const char* kMaxTimeText = "100 yr";
 inline constexpr double kMaxRunSeconds = 20.0 * 365.0 * 86400.0;
 inline constexpr const char* kMaxRunText = "20 yr";
 
+// workload.training.train_tokens, also as an importer computes it (iterations x batch x sequence):
+// 1e18, about 65,000 times Llama 3's 15.6T (and far below the 9.2e18 a long long holds).
+inline constexpr double kMaxTrainTokens = 1e18;
+inline constexpr const char* kMaxTrainTokensText = "1e18 tokens";
+
 // Replications of one run (1,000 of the default scenario take about a second).
 inline constexpr long long kMaxReplications = 100000;
 
@@ -43,6 +48,11 @@ inline constexpr double kMaxRateScale = 1e4;
 // expanded in memory before the first point runs).
 inline constexpr double kMaxSweepPoints = 100000;
 
+// Designs of one plan (the product of its candidate lists, `fleetsim plan`): each design is a
+// record of a few kB held until the report (and a row of the JSON and HDF5 tables); 30,000 take
+// under a minute on 2 cores (scripts/bench plan), so 100,000 is a few minutes and ~0.5 GB.
+inline constexpr double kMaxPlanDesigns = 100000;
+
 // The pool simulator (sim/pool). A replication generates its jobs up front (about 160 bytes each
 // while it runs, 8 kept per job for the delay and slowdown statistics) and samples its time series
 // every pool.inference_interval (56 bytes kept per sample). The 100k-GPU benchmark pool submits
@@ -55,5 +65,8 @@ inline constexpr double kMaxPoolPasses = 1e7;           // backfill passes per r
 inline constexpr double kMaxPoolServices = 1e5;         // inference services, summed over groups
 inline constexpr double kMaxPoolServiceTicks = 1e9;     // services x demand evaluations per replication
 inline constexpr double kMaxPoolFailures = 1e7;         // expected node failures per replication
+// Pool GPUs for placement same-switch with the interference model (sim/pool/README.md measures
+// its cost; config/pool_builder.cpp refuses a larger pool naming both keys).
+inline constexpr int kMaxSameSwitchInterferenceGpus = 16384;
 
 }  // namespace fleetsim::limits

@@ -57,8 +57,14 @@ TimeSeries make_series(std::string name, std::string unit, std::string descripti
   return s;
 }
 
+// Outdoor temperature at [t0, t0 + len) of step k: from the shared series where the step is whole.
+Celsius outdoor_at(const OutdoorSeries* o, const SiteClimate& climate, size_t k, double t0, double len, double dt) {
+  if (o && len == dt && o->step.si() == dt && k < o->midpoint.size()) return o->midpoint[k];
+  return climate.at(Seconds(t0 + 0.5 * len));
+}
+
 double mean_arrhenius(const ClusterSpec& c, const FacilitySpec& f, Watts power, Seconds horizon,
-                      const SiteClimate& climate) {
+                      const SiteClimate& climate, const OutdoorSeries* series = nullptr) {
   const Celsius ref_junction =
       f.failure_reference_inlet_temperature + power * c.gpu.thermal_resistance;
   const Seconds dt = step_of(f);
@@ -67,7 +73,7 @@ double mean_arrhenius(const ClusterSpec& c, const FacilitySpec& f, Watts power, 
   for (int k = 0; k < n; ++k) {
     const double len = std::min(dt.si(), std::max(horizon.si() - k * dt.si(), 0.0));
     const double w = horizon.si() > 0.0 ? len : 1.0;
-    const Celsius outdoor = climate.at(Seconds(k * dt.si() + 0.5 * len));
+    const Celsius outdoor = outdoor_at(series, climate, static_cast<size_t>(k), k * dt.si(), len, dt.si());
     const ThermalState s = thermal_state(c.gpu, f.cooling, outdoor, power);
     sum += w * arrhenius_factor(f.arrhenius_activation_ev, s.junction, ref_junction);
     weight += w;
@@ -76,13 +82,24 @@ double mean_arrhenius(const ClusterSpec& c, const FacilitySpec& f, Watts power, 
 }
 
 double failure_multiplier_with(const ClusterSpec& c, const FacilitySpec& f, Watts power,
-                               Seconds horizon, const SiteClimate& climate) {
+                               Seconds horizon, const SiteClimate& climate, const OutdoorSeries* series = nullptr) {
   const double share = std::clamp(f.thermally_activated_failure_share, 0.0, 1.0);
-  const double af = mean_arrhenius(c, f, power, horizon, climate);
+  const double af = mean_arrhenius(c, f, power, horizon, climate, series);
   return f.cooling.failure_rate_multiplier * ((1.0 - share) + share * af);
 }
 
 }  // namespace
+
+std::shared_ptr<const OutdoorSeries> outdoor_series(const FacilitySpec& f, Seconds horizon) {
+  auto o = std::make_shared<OutdoorSeries>();
+  o->step = step_of(f);
+  const SiteClimate climate(f.site);
+  const double dt = o->step.si();
+  const auto n = checked_cast<size_t>(std::ceil(horizon.si() / dt), "facility time steps");
+  o->midpoint.reserve(n);
+  for (size_t k = 0; k < n; ++k) o->midpoint.push_back(climate.at(Seconds(static_cast<double>(k) * dt + 0.5 * dt)));
+  return o;
+}
 
 const TimeSeries& FacilityResult::find_series(const std::string& name) const {
   for (const auto& s : series)
@@ -149,7 +166,7 @@ FacilityResult evaluate_facility(const FacilityInputs& in) {
   for (size_t k = 0; k < n; ++k) {
     const double t0 = static_cast<double>(k) * dt.si();
     const double len = std::min(dt.si(), in.wall_clock.si() - t0);
-    const Celsius outdoor = climate.at(Seconds(t0 + 0.5 * len));
+    const Celsius outdoor = outdoor_at(in.outdoor.get(), climate, k, t0, len, dt.si());
     const double b = std::clamp(
         in.busy_share_by_step.empty() ? busy_share_default : in.busy_share_by_step[k], 0.0, 1.0);
     const Watts it = power.training * b + power.stalled * (1.0 - b) + always_on;
@@ -207,7 +224,7 @@ FacilityResult evaluate_facility(const FacilityInputs& in) {
   r.gpu_temperature_mean = Celsius{thr_weight > 0.0 ? tj_weighted / thr_weight
                                                     : r.gpu_temperature_max.value};
   r.failure_rate_multiplier =
-      failure_multiplier_with(c, f, power.gpu.average, in.wall_clock, climate);
+      failure_multiplier_with(c, f, power.gpu.average, in.wall_clock, climate, in.outdoor.get());
 
   WaterfallFactors w;
   w.energy_efficiency = e_it / e_fac;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,16 @@ namespace fleetsim {
 class Report;
 
 using JoulesPerToken = decltype(Joules() / Tokens());
+
+// The outdoor temperature at the midpoint of each whole facility step from a run's start,
+// computed once for a site and read by every run on it (sim/plan shares one per fabric and
+// cooling): the facility model reads it where a step is whole and inside the table, and
+// evaluates the climate elsewhere (the values are the climate's own either way).
+struct OutdoorSeries {
+  Seconds step;
+  std::vector<Celsius> midpoint;
+};
+[[nodiscard]] std::shared_ptr<const OutdoorSeries> outdoor_series(const FacilitySpec& f, Seconds horizon);
 
 struct FacilityInputs {
   ClusterSpec cluster;                 // the job's GPUs (the pool is gpus / resource_utilization)
@@ -43,6 +54,8 @@ struct FacilityInputs {
   // Optional: per facility step, the share of the step the job computes (a timeline from the
   // run model); empty = busy_time / wall_clock throughout.
   std::vector<double> busy_share_by_step;
+  // Optional: outdoor_series(facility, ...) of this very facility (same site and time step).
+  std::shared_ptr<const OutdoorSeries> outdoor;
 };
 
 // One named time series at the facility resolution (the HDF5 writer stores it with its unit).

@@ -4,7 +4,9 @@
 #include <climits>
 #include <sstream>
 
+#include "sim/core/checked.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::importer {
 
@@ -147,6 +149,7 @@ std::string scenario_yaml(const Imported& imp) {
     y << "    tp_comm_overlap_aggregate: " << yes(imp.tp_overlap_aggregate) << "\n"
       << "    tp_comm_overlap_rs_fp8_buf: " << yes(imp.tp_overlap_rs_fp8_buf) << "\n";
   }
+  if (imp.cpu_offloading_num_layers > 0) y << "    cpu_offloading_num_layers: " << imp.cpu_offloading_num_layers << "\n";
   if (imp.microbatch_group_size > 0) y << "    microbatch_group_size_per_vp_stage: " << imp.microbatch_group_size << "\n";
   if (!imp.rank_order.empty()) y << "    rank_order: " << imp.rank_order << "\n";
   const std::vector<int> split = pipeline_layer_split(imp);
@@ -158,7 +161,10 @@ std::string scenario_yaml(const Imported& imp) {
   y << "  training:\n"
     << "    micro_batch_size: " << imp.micro_batch_size << "\n"
     << "    global_batch_size: " << imp.global_batch_size << "\n";
-  if (imp.train_tokens > 0) y << "    train_tokens: " << static_cast<long long>(imp.train_tokens) << " tokens\n";
+  if (imp.train_tokens > 0)
+    y << "    train_tokens: "
+      << input_integer<long long>(imp.train_tokens, imp.source, "train_tokens", "the tokens to train", 0, limits::kMaxTrainTokens)
+      << " tokens\n";
   y << "    precision: " << imp.precision << "\n";
   if (!imp.fp8_recipe.empty()) y << "    fp8_recipe: " << imp.fp8_recipe << "\n";
   y << "    use_flash_attn: " << yes(imp.flash_attention) << "\n"

@@ -37,6 +37,7 @@ struct Imported {
   std::string tp_overlap_rs_method = "pipeline";
   std::vector<int> tp_overlap_rs_sms, tp_overlap_bulk_sms;
   bool tp_overlap_aggregate = false, tp_overlap_rs_fp8_buf = false;
+  int cpu_offloading_num_layers = 0;  // activation offloading (Megatron-core cpu_offloading)
   std::string rank_order;      // "" = the schema's default (Megatron's tp-cp-dp-pp)
   // Uneven pipeline split: layers on the first / last stage (0 = even), and Megatron-core's
   // account_for_embedding / account_for_loss_in_pipeline_split (the embedding / loss as a layer).

@@ -5,7 +5,9 @@
 #include <set>
 #include <sstream>
 
+#include "sim/core/checked.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::importer {
 namespace {
@@ -26,7 +28,7 @@ const std::set<std::string> kFlags = {
     "--apply-layernorm-1p", "--no-position-embedding", "--calculate-per-token-loss",
     "--embedding-weights-in-fp32", "--rotary-position-embeddings-in-fp32", "--attention-softmax-in-fp32",
     "--multi-latent-attention", "--no-overlap-p2p-communication", "--account-for-embedding-in-pipeline-split",
-    "--account-for-loss-in-pipeline-split", "--use-tp-pp-dp-mapping", "--grad-reduce-in-bf16"};
+    "--account-for-loss-in-pipeline-split", "--use-tp-pp-dp-mapping", "--grad-reduce-in-bf16", "--cpu-offloading"};
 
 // Read and set aside: optimizer hyperparameters, data, logging, checkpoint paths, initialization,
 // numerics that do not change the work of an iteration.
@@ -268,9 +270,12 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
   imp.global_batch_size = integer(a, "--global-batch-size", 0);
   // Training length: --train-iters x global batch, or --train-samples, in tokens.
   if (const int iters = integer(a, "--train-iters", 0); iters > 0)
-    imp.train_tokens = static_cast<double>(iters) * imp.global_batch_size * imp.seq_length;
+    imp.train_tokens = input_integer<long long>(static_cast<double>(iters) * imp.global_batch_size * imp.seq_length,
+                                                kSource, "--train-iters", "--train-iters x --global-batch-size x --seq-length tokens",
+                                                0, limits::kMaxTrainTokens);
   else if (const int samples = integer(a, "--train-samples", 0); samples > 0)
-    imp.train_tokens = static_cast<double>(samples) * imp.seq_length;
+    imp.train_tokens = input_integer<long long>(static_cast<double>(samples) * imp.seq_length, kSource, "--train-samples",
+                                                "--train-samples x --seq-length tokens", 0, limits::kMaxTrainTokens);
   use({"--train-iters", "--train-samples"});
   if (has("--bf16")) imp.precision = "bf16";
   else if (has("--fp16")) imp.precision = "fp16";
@@ -314,6 +319,11 @@ Imported read_megatron_args(const std::vector<std::string>& argv) {
   else if (!has("--no-gradient-accumulation-fusion"))
     imp.assumed.push_back("gradient accumulation fused into the weight-gradient GEMM (Megatron-LM's default)");
   use({"--tp-comm-overlap", "--moe-grouped-gemm", "--no-gradient-accumulation-fusion", "--no-overlap-p2p-communication"});
+  // Activation offloading: --cpu-offloading with --cpu-offloading-num-layers (Megatron-core).
+  if (has("--cpu-offloading")) imp.cpu_offloading_num_layers = integer(a, "--cpu-offloading-num-layers", 0);
+  else if (has("--cpu-offloading-num-layers"))
+    imp.ignored.push_back("--cpu-offloading-num-layers without --cpu-offloading (no offloading, no effect)");
+  use({"--cpu-offloading", "--cpu-offloading-num-layers"});
 
   for (const std::string& k : a.order) {
     if (used.count(k)) continue;

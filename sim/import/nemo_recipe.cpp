@@ -9,6 +9,7 @@
 #include <set>
 #include <vector>
 
+#include "sim/core/checked.hpp"
 #include "sim/core/error.hpp"
 #include "sim/import/nemo_userbuffers.hpp"
 #include "sim/core/files.hpp"
@@ -309,7 +310,9 @@ Imported read_nemo_recipe_text(const std::string& text, const std::string& path)
   const std::string steps = r.first_of({"trainer.max_steps", "train.train_iters"});
   const int iters = steps.empty() ? 0 : r.integer(steps, 0);
   if (iters > 0 && imp.global_batch_size > 0 && imp.seq_length > 0)
-    imp.train_tokens = static_cast<double>(iters) * imp.global_batch_size * imp.seq_length;
+    imp.train_tokens = input_integer<long long>(static_cast<double>(iters) * imp.global_batch_size * imp.seq_length,
+                                                path, steps, steps + " x global_batch_size x seq_length tokens", 0,
+                                                limits::kMaxTrainTokens);
   // Precision: NeMo 1 trainer.precision with model.fp8 (Transformer Engine, delayed scaling: NeMo
   // 1's only FP8 recipe); Megatron-Bridge mixed_precision, a recipe name
   // ("bf16_with_fp8_current_scaling_mixed") or a mapping (fp8, fp8_recipe, ...).
@@ -398,6 +401,15 @@ Imported read_nemo_recipe_text(const std::string& text, const std::string& path)
   }
   imp.overlap_p2p_comm = r.boolean("model.overlap_p2p_comm", false) || r.boolean("comm_overlap.overlap_p2p_comm", false);
   imp.gradient_accumulation_fusion = r.boolean("model.gradient_accumulation_fusion", false);
+  // Activation offloading (Megatron-core TransformerConfig cpu_offloading with
+  // cpu_offloading_num_layers; Megatron-Bridge's GB200/GB300 70B FSDP perf recipes). Weights
+  // offloading (cpu_offloading_weights) is not modelled.
+  if (r.boolean("model.cpu_offloading", false)) imp.cpu_offloading_num_layers = r.integer("model.cpu_offloading_num_layers", 0);
+  if (r.boolean("model.cpu_offloading_weights", false))
+    imp.unsupported.push_back("model.cpu_offloading_weights: true: weight offloading is not modelled");
+  for (const char* k : {"model.cpu_offloading", "model.cpu_offloading_num_layers", "model.cpu_offloading_weights",
+                        "model.cpu_offloading_activations"})
+    r.mark(k);
   for (const char* k : {"model.fp8", "model.ub_tp_comm_overlap", "model.overlap_p2p_comm", "model.use_flash_attention",
                         "comm_overlap.tp_comm_overlap", "comm_overlap.overlap_p2p_comm", "model.optim.name",
                         "model.make_vocab_size_divisible_by"})

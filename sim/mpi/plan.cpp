@@ -48,7 +48,7 @@ struct Reader {
 // The fields evaluate_plan fills in (the choices come from the enumeration on every rank).
 void encode(Writer& w, size_t index, const plan::Design& d) {
   w.num(static_cast<double>(index));
-  for (const std::string* s : {&d.status, &d.layout, &d.fabric, &d.cooling, &d.site}) w.str(*s);
+  for (const std::string* s : {&d.status, &d.layout, &d.fabric, &d.cooling, &d.site, &d.precision, &d.grade}) w.str(*s);
   w.num(static_cast<double>(d.sets.size()));
   for (const auto& s : d.sets) w.str(s);
   for (double v : {d.evaluated ? 1.0 : 0.0, d.oversubscription, static_cast<double>(d.spare_nodes),
@@ -56,14 +56,15 @@ void encode(Writer& w, size_t index, const plan::Design& d) {
                    d.peak_facility_mw, d.mean_facility_mw, d.peak_it_mw, d.facility_mwh, d.co2_t, d.effective_utilization,
                    d.tokens, d.cost.servers, d.cost.nics, d.cost.switches, d.cost.optics, d.cost.facility, d.cost.life_share,
                    d.cost.capital_it, d.cost.capital_facility, d.cost.operations, d.cost.energy, d.cost.rental,
-                   d.cost.gpu_hours, d.cost.per_token, d.cost.run_usd, d.excess[0], d.excess[1], d.excess[2], d.excess[3]})
+                   d.cost.gpu_hours, d.cost.per_token, d.cost.run_usd, d.excess[0], d.excess[1], d.excess[2], d.excess[3],
+                   d.interval_level, d.days_lo, d.days_hi, d.cost_lo, d.cost_hi, d.deadline_probability})
     w.num(v);
 }
 
 void decode_into(Reader& r, std::vector<plan::Design>& designs) {
   const auto index = static_cast<size_t>(r.num());
   plan::Design& d = designs.at(index);
-  for (std::string* s : {&d.status, &d.layout, &d.fabric, &d.cooling, &d.site}) *s = r.str();
+  for (std::string* s : {&d.status, &d.layout, &d.fabric, &d.cooling, &d.site, &d.precision, &d.grade}) *s = r.str();
   d.sets.resize(static_cast<size_t>(r.num()));
   for (auto& s : d.sets) s = r.str();
   d.evaluated = r.num() != 0;
@@ -75,7 +76,7 @@ void decode_into(Reader& r, std::vector<plan::Design>& designs) {
                     &d.cost.servers, &d.cost.nics, &d.cost.switches, &d.cost.optics, &d.cost.facility, &d.cost.life_share,
                     &d.cost.capital_it, &d.cost.capital_facility, &d.cost.operations, &d.cost.energy, &d.cost.rental,
                     &d.cost.gpu_hours, &d.cost.per_token, &d.cost.run_usd, &d.excess[0], &d.excess[1], &d.excess[2],
-                    &d.excess[3]})
+                    &d.excess[3], &d.interval_level, &d.days_lo, &d.days_hi, &d.cost_lo, &d.cost_hi, &d.deadline_probability})
     *v = r.num();
 }
 

@@ -15,6 +15,7 @@
 #include "sim/pool/pool_model.hpp"
 #include "sim/results/hdf5_writer.hpp"
 #include "sim/step/slowdown.hpp"
+#include "sim/units/parse.hpp"
 #include "sim/workload/parameters.hpp"
 
 namespace fleetsim {
@@ -27,11 +28,56 @@ StepResult evaluate_scenario_step(const Scenario& s) {
 
 namespace {
 
-// The run model's inputs for a scenario and its evaluated iteration (the point run, and each
-// replication that draws its own declared inputs). `s` must outlive the run: iteration_time
-// re-times its step.
-RunInputs make_run_inputs(const Scenario& s, const StepResult& step, double parameters,
-                          const step::SlowdownResult& slowdown) {
+double single_gpu_mfu_of(const StepResult& step) {
+  // Single-GPU efficiency: the same model FLOPs if only the compute on the critical path took time.
+  const double compute_s = step.breakdown.compute.si();
+  return compute_s > 0 ? std::min(1.0, step.mfu * step.iteration_time.si() / compute_s) : step.mfu;
+}
+
+// The stages of `s` given its evaluated iteration; `s` is held by `owner` (or outlives the stages
+// when `owner` is empty: the point run's own scenario).
+PipelineStages stages_of(std::shared_ptr<const Scenario> owner, const StepResult& step) {
+  PipelineStages st;
+  st.scenario = std::move(owner);
+  const Scenario& s = *st.scenario;
+  st.step = step;
+  st.parameters = parameter_count(s.workload.model);
+  st.single_gpu_mfu = single_gpu_mfu_of(step);
+  st.slowdown = step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, step);
+  // Degraded states (stragglers, fail-slow nodes) re-evaluate the iteration, memoized per state.
+  auto cache = std::make_shared<std::map<double, Seconds>>();
+  auto mutex = std::make_shared<std::mutex>();
+  const Seconds healthy = step.iteration_time;
+  st.iteration_time = [cache, mutex, sp = st.scenario, healthy](double slowdown) {
+    if (slowdown == 1.0) return healthy;
+    std::lock_guard lock(*mutex);
+    auto it = cache->find(slowdown);
+    if (it != cache->end()) return it->second;
+    StepOptions o;
+    o.compute_slowdown = slowdown;
+    Seconds t = evaluate_step_on_tier(*sp, o).iteration_time;
+    (*cache)[slowdown] = t;
+    return t;
+  };
+  st.failure_rate_multiplier = failure_rate_multiplier(s.cluster, s.facility, step.compute_busy_fraction, s.run.duration);
+  st.throughput_factor = throughput_factor(s.cluster, s.facility, step.compute_busy_fraction);
+  st.hook_integral_cache = std::make_shared<HookIntegralCache>();
+  // Twice a token target's failure-free time covers its failures (the facility model evaluates
+  // the climate past the series' end).
+  const double tokens_per_iteration = static_cast<double>(s.workload.training.global_batch_size) * s.workload.model.seq_length;
+  const double horizon = s.workload.training.train_tokens.si() > 0 && tokens_per_iteration > 0
+                             ? 2.0 * s.workload.training.train_tokens.si() / tokens_per_iteration * step.iteration_time.si()
+                             : s.run.duration.si();
+  st.outdoor = outdoor_series(s.facility, Seconds(std::min(horizon, 20 * 365 * 86400.0)));
+  return st;
+}
+
+// A shared_ptr that does not own `s` (the caller keeps it alive for the stages' lifetime).
+std::shared_ptr<const Scenario> borrowed(const Scenario& s) { return std::shared_ptr<const Scenario>(std::shared_ptr<void>(), &s); }
+
+// The run model's inputs for a scenario and its stages (the point run, and each replication that
+// draws its own declared inputs).
+RunInputs make_run_inputs(const Scenario& s, const PipelineStages& st) {
   RunInputs in;
   in.gpus = s.cluster.gpus;
   in.gpus_per_node = s.cluster.node.gpus_per_node;
@@ -43,37 +89,23 @@ RunInputs make_run_inputs(const Scenario& s, const StepResult& step, double para
   in.checkpoint = s.checkpoint;
   in.stragglers = s.stragglers;
   in.run = s.run;
-  in.checkpoint_bytes = Bytes(parameters * s.checkpoint.bytes_per_param);
+  in.checkpoint_bytes = Bytes(st.parameters * s.checkpoint.bytes_per_param);
   in.tokens_per_iteration = static_cast<double>(s.workload.training.global_batch_size) * s.workload.model.seq_length;
   in.train_tokens = s.workload.training.train_tokens.si();
-  // Degraded states (stragglers, fail-slow nodes) re-evaluate the iteration, memoized per state.
-  auto cache = std::make_shared<std::map<double, Seconds>>();
-  auto mutex = std::make_shared<std::mutex>();
-  const Scenario* sp = &s;
-  const Seconds healthy = step.iteration_time;
-  in.iteration_time = [cache, mutex, sp, healthy](double slowdown) {
-    if (slowdown == 1.0) return healthy;
-    std::lock_guard lock(*mutex);
-    auto it = cache->find(slowdown);
-    if (it != cache->end()) return it->second;
-    StepOptions o;
-    o.compute_slowdown = slowdown;
-    Seconds t = evaluate_step_on_tier(*sp, o).iteration_time;
-    (*cache)[slowdown] = t;
-    return t;
-  };
+  in.iteration_time = st.iteration_time;
   // Slowdown processes (sim/step/slowdown.hpp): compute variation re-times the step through
   // iteration_time (run::straggler_slowdown); the others come as iteration-time factors.
-  const double T0 = step.iteration_time.si();
+  const step::SlowdownResult& slowdown = st.slowdown;
+  const double T0 = st.step.iteration_time.si();
   const double extra_s = slowdown.cause("gc_pauses") + slowdown.cause("sequence_length") + slowdown.cause("degraded_links");
   in.straggler_iteration_factor = T0 > 0 ? 1.0 + extra_s / T0 : 1.0;
   if (s.stragglers.fail_slow_kind == FailSlowKind::Network) {
     in.fail_slow_factor = slowdown.fail_slow_factor;
     in.fail_slow_rebalanced_factor = slowdown.fail_slow_rebalanced_factor;
   }
-  in.failure_rate_multiplier =
-      failure_rate_multiplier(s.cluster, s.facility, step.compute_busy_fraction, s.run.duration);
-  in.throughput_factor = throughput_factor(s.cluster, s.facility, step.compute_busy_fraction);
+  in.failure_rate_multiplier = st.failure_rate_multiplier;
+  in.throughput_factor = st.throughput_factor;
+  in.hook_integral_cache = st.hook_integral_cache;
   return in;
 }
 
@@ -85,12 +117,6 @@ struct DrawnReplication {
   double healthy_s = 0, run_iteration_time_s = 0;  // the steady straggler efficiency is their ratio
   bool set = false;
 };
-
-double single_gpu_mfu_of(const StepResult& step) {
-  // Single-GPU efficiency: the same model FLOPs if only the compute on the critical path took time.
-  const double compute_s = step.breakdown.compute.si();
-  return compute_s > 0 ? std::min(1.0, step.mfu * step.iteration_time.si() / compute_s) : step.mfu;
-}
 
 // Replication i of n on scenario `si` (its declared inputs drawn): its own iteration and run
 // inputs, replication i's random streams (the share {i, n} computes exactly replication i, so
@@ -106,8 +132,8 @@ DrawnReplication run_drawn(const Scenario& si, int i, int n, bool record_timelin
                             e.what() + " (narrow their ranges)");
     }
   }();
-  const step::SlowdownResult slowdown = step::evaluate_slowdown(si.stragglers, si.cluster, si.workload, step);
-  RunInputs in = make_run_inputs(si, step, parameter_count(si.workload.model), slowdown);
+  const PipelineStages st = stages_of(borrowed(si), step);
+  RunInputs in = make_run_inputs(si, st);
   in.run.replications = n;
   in.record_timeline = record_timeline && i == 0;
   if (rep) {
@@ -166,18 +192,32 @@ std::vector<DrawnReplication> run_drawn_replications(const Scenario& s, const Pi
 
 }  // namespace
 
-PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
-  PipelineResult out;
-  out.step = evaluate_scenario_step(s);
-  out.parameters = parameter_count(s.workload.model);
-  out.single_gpu_mfu = single_gpu_mfu_of(out.step);
+PipelineStages pipeline_stages(const Scenario& s) {
+  return stages_of(std::make_shared<const Scenario>(s), evaluate_scenario_step(s));
+}
 
-  const step::SlowdownResult slowdown = step::evaluate_slowdown(s.stragglers, s.cluster, s.workload, out.step);
+PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
+  return run_pipeline_with(s, stages_of(borrowed(s), evaluate_scenario_step(s)), options);
+}
+
+PipelineResult run_pipeline_with(const Scenario& s, const PipelineStages& stages, const PipelineOptions& options) {
+  PipelineResult out;
+  out.step = stages.step;
+  out.parameters = stages.parameters;
+  out.single_gpu_mfu = stages.single_gpu_mfu;
+
+  const step::SlowdownResult& slowdown = stages.slowdown;
   const double T0 = out.step.iteration_time.si();
   const double extra_s = slowdown.cause("gc_pauses") + slowdown.cause("sequence_length") + slowdown.cause("degraded_links");
-  RunInputs in = make_run_inputs(s, out.step, out.parameters, slowdown);
+  if (s.facility.power.timeline && !(s.facility.power.resolution.si() <= T0 / 2))  // issue 40; Nyquist: 2 samples
+    throw ConfigError(s.file, "facility.power_dynamics.resolution",
+                      units::format(s.facility.power.resolution) + " does not resolve one iteration (" +
+                          units::format(out.step.iteration_time) + "): the timeline samples the phases inside it; "
+                          "valid: at most half an iteration, " + units::format(Seconds(T0 / 2)) + " (default 10 ms)");
+  RunInputs in = make_run_inputs(s, stages);
   // The power timeline (issue #29) reads replication 0's states.
   in.record_timeline = options.record_timeline || s.facility.power.timeline;
+  in.record_events = options.record_events;
   // Declared uncertain inputs (issue 25): each replication runs on its own drawn scenario; the
   // run's summary figures (MTTI, checkpoint plan) and the step headline stay the point values.
   std::vector<DrawnReplication> drawn;
@@ -222,12 +262,14 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
     fi.mfu = out.step.mfu;
     fi.single_gpu_mfu = out.single_gpu_mfu;
     fi.compute_busy_fraction = out.step.compute_busy_fraction;
+    fi.outdoor = stages.outdoor;
     if (i < drawn.size()) {  // the replication's own drawn scenario and iteration
       const DrawnReplication& d = drawn[i];
       const double eff = d.run_iteration_time_s > 0 ? std::min(1.0, d.healthy_s / d.run_iteration_time_s) : 1.0;
       fi.straggler_efficiency = eff * fail_slow_eff(rep);
       fi.cluster = d.cluster;
       fi.facility = d.facility;
+      fi.outdoor = nullptr;  // its own drawn site
       if (out.pool_simulated) fi.facility.resource_utilization = facility.resource_utilization;
       fi.mfu = d.mfu;
       fi.single_gpu_mfu = d.single_gpu_mfu;
@@ -250,6 +292,10 @@ PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options) {
     pin.stages = stage_activities(schedule, facility);
     pin.run = job_states(rep0);
     pin.run_length = Seconds(rep0.wall_clock_days * 86400.0);
+    if (!(facility.power.window_start < pin.run_length))  // a token target's run length is known only now
+      throw ConfigError(s.file, "facility.power_dynamics.window_start",
+                        units::format(facility.power.window_start) + " is at or past the end of replication 0 (" +
+                            units::format(pin.run_length) + "); valid: 0 s to below " + units::format(pin.run_length));
     pin.run_facility_energy = out.facility.front().facility_energy;
     out.power = facility::evaluate_power_dynamics(pin);
   }

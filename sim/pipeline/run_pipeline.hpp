@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "sim/results/report.hpp"
 #include "sim/run/run_model.hpp"
 #include "sim/scenario.hpp"
+#include "sim/step/slowdown.hpp"
 #include "sim/step/step_model.hpp"
 
 namespace fleetsim {
@@ -32,6 +34,9 @@ struct PipelineOptions {
   // the run's summary figures stay the point scenario's. Deterministic for a seed: the draw
   // depends only on (seed, i).
   std::function<Scenario(int replication)> replication_scenario = {};
+  // Replication 0's event log (results file, trace); a caller that reads only the figures
+  // (sim/plan) turns it off. No figure depends on it.
+  bool record_events = true;
 };
 
 struct PipelineResult {
@@ -51,8 +56,31 @@ struct PipelineResult {
 // Evaluates the iteration on the scenario's tier. Throws InfeasibleError when it does not fit.
 StepResult evaluate_scenario_step(const Scenario& s);
 
+// What the pipeline computes before the run model, from the fields those stages read: the step
+// (cluster, workload, step tier), its slowdown processes (stragglers), the step re-timed for a
+// compute slowdown (memoized, shared by every run given these stages), and the facility's two
+// hooks into the run (cooling, site, the GPU's thermal chain, run.duration). Scenarios that
+// differ only in recovery, checkpointing or failures share them (sim/plan memoizes them per
+// layout, fabric and cooling; tests/plan checks the results are identical to unshared runs).
+struct PipelineStages {
+  std::shared_ptr<const Scenario> scenario;        // the one they were computed on (re-timing reads it)
+  StepResult step;
+  double parameters = 0.0, single_gpu_mfu = 0.0;
+  step::SlowdownResult slowdown;
+  std::function<Seconds(double compute_slowdown)> iteration_time;
+  double failure_rate_multiplier = 1.0;
+  std::function<double(Seconds)> throughput_factor;
+  std::shared_ptr<HookIntegralCache> hook_integral_cache;  // the run model's integral of that hook
+  std::shared_ptr<const OutdoorSeries> outdoor;  // the site's climate per facility step (the run's likely length)
+};
+// Throws InfeasibleError when the step does not fit.
+[[nodiscard]] PipelineStages pipeline_stages(const Scenario& s);
+
 // Throws ConfigError / InfeasibleError for inputs that cannot run.
 PipelineResult run_pipeline(const Scenario& s, const PipelineOptions& options = {});
+// The same with the stages computed already (pipeline_stages of a scenario that agrees with `s`
+// on everything they read).
+PipelineResult run_pipeline_with(const Scenario& s, const PipelineStages& stages, const PipelineOptions& options = {});
 
 // HDF5 tables of a pipeline result: per-replication figures, the first replication's event log
 // and its facility time series.

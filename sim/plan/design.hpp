@@ -17,6 +17,7 @@ inline constexpr Constraint kConstraints[] = {Constraint::Deadline, Constraint::
 struct Design {
   // Choices.
   std::string gpu, node, fabric, cooling, site, checkpoint, failures;
+  std::string precision;           // workload.training.precision it trains in
   double oversubscription = 0;     // as run (the preset's when the plan gave 0)
   double spare_share = 0;
   int gpus = 0;                    // the job's
@@ -33,6 +34,13 @@ struct Design {
   double peak_facility_mw = 0, mean_facility_mw = 0, peak_it_mw = 0;
   double facility_mwh = 0, co2_t = 0, effective_utilization = 0, tokens = 0;
   Cost cost;
+  // How sure (sim/uncertainty, as `fleetsim run`): the central `interval_level` range of the
+  // days and of the run cost (the replications' spread with the step model's model-form
+  // interval), and the chance the design meets the deadline (-1: no deadline).
+  double interval_level = 0.8;
+  double days_lo = 0, days_hi = 0, cost_lo = 0, cost_hi = 0;
+  double deadline_probability = -1;
+  std::string grade;               // the step prediction's provenance grade
   // By how much each constraint is exceeded (0 = met), in its own unit (d, MW, USD, GPUs).
   double excess[4] = {0, 0, 0, 0};
   [[nodiscard]] bool feasible() const { return evaluated && excess[0] <= 0 && excess[1] <= 0 && excess[2] <= 0 && excess[3] <= 0; }

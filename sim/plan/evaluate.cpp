@@ -2,17 +2,21 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <exception>
 #include <cmath>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <thread>
 
+#include "sim/config/schema.hpp"
 #include "sim/config/scenario_tree.hpp"
 #include "sim/core/error.hpp"
-#include "sim/facility/power_model.hpp"
-#include "sim/pipeline/run_pipeline.hpp"
+#include "sim/core/workers.hpp"
+#include "sim/plan/design_run.hpp"
 #include "sim/search/search.hpp"
+#include "sim/uncertainty/features.hpp"
 
 namespace fleetsim::plan {
 namespace {
@@ -24,16 +28,27 @@ std::string num(double v) {
 }
 
 // Sizes of the candidate lists; an empty list is one "keep the base scenario's" choice.
+// A group is one system x GPU count x precision: one layout search.
 struct Dims {
-  size_t sys, gpus, fab, cool, spare, ckpt, fail;
+  size_t sys, gpus, prec, fab, cool, spare, ckpt, fail;
+  size_t groups() const { return sys * gpus * prec; }
   size_t per_group() const { return fab * cool * spare * ckpt * fail; }
-  size_t total() const { return sys * gpus * per_group(); }
+  size_t total() const { return groups() * per_group(); }
 };
 
 Dims dims_of(const PlanSpec& p) {
   auto n = [](size_t k) { return std::max<size_t>(1, k); };
-  return {p.systems.size(), p.gpus.size(), n(p.fabrics.size()), n(p.cooling.size()), n(p.spares.size()),
-          n(p.checkpoints.size()), n(p.failures.size())};
+  return {p.systems.size(), p.gpus.size(), n(p.precisions.size()), n(p.fabrics.size()), n(p.cooling.size()),
+          n(p.spares.size()), n(p.checkpoints.size()), n(p.failures.size())};
+}
+
+// The choices of design `local` inside its group (the enumeration's inner order).
+struct Local {
+  size_t fi, ci, xi, ki, li;
+};
+Local local_of(const Dims& d, size_t local) {
+  return {local / d.fail / d.ckpt / d.spare / d.cool, (local / d.fail / d.ckpt / d.spare) % d.cool,
+          (local / d.fail / d.ckpt) % d.spare, (local / d.fail) % d.ckpt, local % d.fail};
 }
 
 // Sets every design shares: the model, the tokens, the replications and the seed.
@@ -46,8 +61,14 @@ std::vector<std::string> common_sets(const PlanSpec& p) {
   return s;
 }
 
-std::vector<std::string> system_sets(const SystemChoice& sys, int gpus) {
-  return {"cluster.gpu=" + sys.gpu, "cluster.node=" + sys.node, "cluster.gpus=" + std::to_string(gpus)};
+// The sets of a group: system, count and (when the plan lists precisions) precision.
+std::vector<std::string> system_sets(const PlanSpec& p, size_t g) {
+  const Dims d = dims_of(p);
+  const SystemChoice& sys = p.systems[g / d.prec / d.gpus];
+  std::vector<std::string> s = {"cluster.gpu=" + sys.gpu, "cluster.node=" + sys.node,
+                                "cluster.gpus=" + std::to_string(p.gpus[(g / d.prec) % d.gpus])};
+  if (!p.precisions.empty()) s.push_back("workload.training.precision=" + p.precisions[g % d.prec].precision);
+  return s;
 }
 
 std::vector<std::string> fabric_sets(const PlanSpec& p, size_t i) {
@@ -78,10 +99,13 @@ std::vector<std::string> placeholder_layout(int tp, int pp) {
 // Loads the scenario of a system x count with a placeholder layout, trying TP = 8, 4, 2, 1 and for
 // each PP = 1, 2, 3, ... up to 64 until the layout rules accept one. Throws the ConfigError of the last try when none does, and at once
 // when the problem is not the layout (an unknown preset, a count the node does not divide).
-Scenario load_group_scenario(const config::ScenarioTree& tree, const std::vector<std::string>& sets) {
+// Only (TP, PP) that divide the GPU count are tried: any other is refused by the layout rules, and
+// each try is a whole scenario resolution (~10 ms).
+Scenario load_group_scenario(const config::ScenarioTree& tree, const std::vector<std::string>& sets, int gpus) {
   std::optional<ConfigError> last;
   for (int tp = 8; tp >= 1; tp /= 2)
   for (int pp = 1; pp <= 64; ++pp) {
+    if (gpus % (tp * pp) != 0) continue;
     std::vector<std::string> s = sets;
     append(s, placeholder_layout(tp, pp));
     try {
@@ -91,6 +115,7 @@ Scenario load_group_scenario(const config::ScenarioTree& tree, const std::vector
       last = e;
     }
   }
+  if (!last) throw ConfigError("", "cluster.gpus", std::to_string(gpus) + " GPUs are not divisible by any TP x PP of 1-8 x 1-64");
   throw *last;
 }
 
@@ -106,82 +131,141 @@ const char* constraint_name(Constraint c) {
   return "?";
 }
 
+
 std::vector<Design> enumerate_designs(const PlanSpec& p) {
   const Dims d = dims_of(p);
   std::vector<Design> out;
   out.reserve(d.total());
   const auto common = common_sets(p);
-  for (size_t si = 0; si < d.sys; ++si)
-    for (size_t gi = 0; gi < d.gpus; ++gi)
-      for (size_t fi = 0; fi < d.fab; ++fi)
-        for (size_t ci = 0; ci < d.cool; ++ci)
-          for (size_t xi = 0; xi < d.spare; ++xi)
-            for (size_t ki = 0; ki < d.ckpt; ++ki)
-              for (size_t li = 0; li < d.fail; ++li) {
-                Design x;
-                x.gpu = p.systems[si].gpu;
-                x.node = p.systems[si].node;
-                x.gpus = p.gpus[gi];
-                x.fabric = p.fabrics.empty() ? "" : p.fabrics[fi].fabric;
-                x.oversubscription = p.fabrics.empty() ? 0 : p.fabrics[fi].oversubscription;
-                x.cooling = p.cooling.empty() ? "" : p.cooling[ci].cooling;
-                x.site = p.cooling.empty() ? "" : p.cooling[ci].site;
-                x.spare_share = p.spares.empty() ? -1 : p.spares[xi];
-                x.checkpoint = p.checkpoints.empty() ? "" : p.checkpoints[ki].name;
-                x.failures = p.failures.empty() ? "" : p.failures[li].profile;
-                x.sets = common;
-                append(x.sets, system_sets(p.systems[si], p.gpus[gi]));
-                append(x.sets, fabric_sets(p, fi));
-                append(x.sets, cooling_sets(p, ci));
-                if (!p.failures.empty()) {
-                  x.sets.push_back("failures=" + p.failures[li].profile);
-                  x.sets.push_back("failures.rate_scale=" + num(p.failures[li].rate_scale));
-                }
-                x.status = "not evaluated";
-                out.push_back(std::move(x));
-              }
+  for (size_t g = 0; g < d.groups(); ++g)
+    for (size_t local = 0; local < d.per_group(); ++local) {
+      const Local l = local_of(d, local);
+      const SystemChoice& sys = p.systems[g / d.prec / d.gpus];
+      Design x;
+      x.gpu = sys.gpu;
+      x.node = sys.node;
+      x.gpus = p.gpus[(g / d.prec) % d.gpus];
+      x.precision = p.precisions.empty() ? "" : p.precisions[g % d.prec].precision;
+      x.fabric = p.fabrics.empty() ? "" : p.fabrics[l.fi].fabric;
+      x.oversubscription = p.fabrics.empty() ? 0 : p.fabrics[l.fi].oversubscription;
+      x.cooling = p.cooling.empty() ? "" : p.cooling[l.ci].cooling;
+      x.site = p.cooling.empty() ? "" : p.cooling[l.ci].site;
+      x.spare_share = p.spares.empty() ? -1 : p.spares[l.xi];
+      x.checkpoint = p.checkpoints.empty() ? "" : p.checkpoints[l.ki].name;
+      x.failures = p.failures.empty() ? "" : p.failures[l.li].profile;
+      x.sets = common;
+      append(x.sets, system_sets(p, g));
+      append(x.sets, fabric_sets(p, l.fi));
+      append(x.sets, cooling_sets(p, l.ci));
+      if (!p.failures.empty()) {
+        x.sets.push_back("failures=" + p.failures[l.li].profile);
+        x.sets.push_back("failures.rate_scale=" + num(p.failures[l.li].rate_scale));
+      }
+      x.status = "not evaluated";
+      out.push_back(std::move(x));
+    }
   return out;
 }
 
-int design_group(const PlanSpec& plan, size_t i) {
-  return static_cast<int>(i / dims_of(plan).per_group());
+int design_group(const PlanSpec& plan, size_t i) { return static_cast<int>(i / dims_of(plan).per_group()); }
+
+namespace {
+
+// Inputs every design shares must be valid before any design runs: an unknown model or precision
+// is the plan's error (exit 2), not a status repeated on every design.
+void check_shared_inputs(const PlanSpec& p, const config::ScenarioTree& tree) {
+  if (!p.model.empty()) {
+    try {
+      (void)config::apply_sets(tree, {"workload.model=" + p.model});
+    } catch (const ConfigError& e) {
+      // The base's layout may not suit the new model (the search replaces it): only the model's own key.
+      if (e.key().rfind("workload.model", 0) == 0) {
+        std::string why = e.message();
+        if (const size_t cut = why.find(" (after --set "); cut != std::string::npos) why.resize(cut);
+        throw ConfigError(p.file, "workload.model", why);
+      }
+    }
+  }
+  if (p.precisions.empty()) return;
+  const config::Field* f = nullptr;
+  if (const auto* w = config::scenario_schema()->find("workload"); w && w->section)
+    if (const auto* t = w->section->find("training"); t && t->section) f = t->section->find("precision");
+  if (!f) return;
+  for (const auto& c : p.precisions)
+    if (std::find(f->choices.begin(), f->choices.end(), c.precision) == f->choices.end()) {
+      std::string have;
+      for (const auto& x : f->choices) have += (have.empty() ? "" : ", ") + x;
+      throw ConfigError(p.file, "candidates.precision", "'" + c.precision + "' is not a workload.training.precision value; choose " + have);
+    }
 }
+
+// Runs fn(k) for k in [0, n) on `threads` threads (an atomic counter hands out k, so the result
+// does not depend on the thread count); the first exception is rethrown after every thread stops.
+template <class Fn>
+void parallel_for(size_t n, int threads, Fn&& fn) {
+  std::atomic<size_t> next{0};
+  std::mutex m;
+  std::exception_ptr failure;
+  core::run_workers(std::max(1, std::min<int>(threads, static_cast<int>(n))), [&] {
+    for (size_t k = next++; k < n; k = next++) {
+      try {
+        fn(k);
+      } catch (...) {
+        std::lock_guard lock(m);
+        if (!failure) failure = std::current_exception();
+        next = n;
+      }
+    }
+  });
+  if (failure) std::rethrow_exception(failure);
+}
+
+}  // namespace
 
 Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
   Evaluation ev;
   ev.designs = enumerate_designs(p);
   const Dims d = dims_of(p);
   const config::ScenarioTree tree = config::read_scenario_tree(p.base);
+  check_shared_inputs(p, tree);
   const auto common = common_sets(p);
   const int threads = options.threads > 0 ? options.threads : std::max(1u, std::thread::hardware_concurrency());
-
-  // Per group: the layout search, then per fabric the fastest of its best layouts. Then each
-  // design's scenario (sets), built here, in order: scenario loading reads the catalog.
-  std::vector<Scenario> scenarios(ev.designs.size());
-  std::vector<char> to_run(ev.designs.size(), 0);
   const size_t per_group = d.per_group();
-  for (size_t g = 0; g < d.sys * d.gpus; ++g) {
+  Progress progress;
+  progress.groups = static_cast<int>(d.groups());
+  progress.designs = static_cast<int>(ev.designs.size());
+  std::mutex progress_mutex;
+  auto report = [&](int groups_done, int designs_done) {
+    if (!options.progress) return;
+    std::lock_guard lock(progress_mutex);
+    progress.groups_done += groups_done;
+    progress.designs_done += designs_done;
+    options.progress(progress);
+  };
+  std::atomic<int> runs{0};
+
+  // One group (system x count x precision) at a time: its layout search, then per fabric the
+  // fastest of its best layouts, then its designs on threads. What a group shares lives only
+  // while it runs (memory stays one group's).
+  for (size_t g = 0; g < d.groups(); ++g) {
     const size_t first = g * per_group;
     if (static_cast<int>(g % static_cast<size_t>(options.parts)) != options.part) {
       for (size_t i = first; i < first + per_group; ++i) ev.designs[i].status = "elsewhere";
+      report(1, static_cast<int>(per_group));
       continue;
     }
-    const SystemChoice& sys = p.systems[g / d.gpus];
-    const int gpus = p.gpus[g % d.gpus];
     std::vector<std::string> gsets = common;
-    append(gsets, system_sets(sys, gpus));
+    append(gsets, system_sets(p, g));
     append(gsets, fabric_sets(p, 0));
     append(gsets, cooling_sets(p, 0));
     std::string why_not;
     std::vector<search::Evaluated> top;
     int gpn = 1;
-    std::map<size_t, search::Candidate> best_for_fabric;
-    std::map<std::string, Scenario> group_scenarios;
     try {
       if (!p.search_layout) {
         gpn = config::apply_sets(tree, gsets).cluster.node.gpus_per_node;  // the base's layout, checked
       } else {
-        const Scenario gs = load_group_scenario(tree, gsets);
+        const Scenario gs = load_group_scenario(tree, gsets, p.gpus[(g / d.prec) % d.gpus]);
         gpn = gs.cluster.node.gpus_per_node;
         search::SearchOptions so;
         so.objective = search::Objective::TimeToTrain;
@@ -209,9 +293,10 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
       why_not = "no layout: " + e.key() + ": " + why;
     }
     // Best layout per fabric (re-timed on that fabric).
+    std::map<size_t, search::Candidate> best_for_fabric;
     for (size_t fi = 0; fi < d.fab && !top.empty(); ++fi) {
       std::vector<std::string> fs = common;
-      append(fs, system_sets(sys, gpus));
+      append(fs, system_sets(p, g));
       append(fs, fabric_sets(p, fi));
       append(fs, search::to_sets(top.front().layout));
       const Scenario s = config::apply_sets(tree, fs);
@@ -224,35 +309,59 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
         }
       }
     }
-    for (size_t i = first; i < first + per_group; ++i) {
+    if (!why_not.empty()) {
+      for (size_t i = first; i < first + per_group; ++i) ev.designs[i].gpus_per_node = gpn, ev.designs[i].status = why_not;
+      report(1, static_cast<int>(per_group));
+      continue;
+    }
+    // The scenario of each (fabric, cooling, failures), in order: scenario loading reads the
+    // catalog. YAML resolution costs ~10 ms, more than a design's run, so with sharing on only
+    // one scenario per fabric, cooling and failure profile is resolved: cooling and site make
+    // `facility` and failures make `failures` (scenario_builder.cpp builds each from its own
+    // section), copied into the fabric's scenario; not when the base declares uncertain inputs
+    // (their draws re-build the whole scenario). Spares and checkpointing are set on a copy per
+    // design, field by field as its --set list says (the re-run test checks the two agree).
+    const size_t keys = d.fab * d.cool * d.fail;
+    std::vector<Scenario> scenarios(keys);
+    auto resolve = [&](size_t fi, size_t ci, size_t li) {
+      std::vector<std::string> sets = ev.designs[first + ((fi * d.cool + ci) * d.spare * d.ckpt) * d.fail + li].sets;
+      if (p.search_layout) append(sets, search::to_sets(best_for_fabric.at(fi)));
+      return config::apply_sets(tree, sets);
+    };
+    const Scenario first_scenario = resolve(0, 0, 0);
+    const bool splice = options.share_stages && !first_scenario.declared_inputs;
+    for (size_t k = 0; k < keys; ++k) {
+      const size_t fi = k / d.fail / d.cool, ci = (k / d.fail) % d.cool, li = k % d.fail;
+      if (k == 0) scenarios[k] = first_scenario;
+      else if (!splice) scenarios[k] = resolve(fi, ci, li);
+      else if (ci == 0 && li == 0) scenarios[k] = resolve(fi, 0, 0);
+      else {
+        scenarios[k] = scenarios[fi * d.cool * d.fail];
+        if (ci > 0) scenarios[k].facility = (fi == 0 && li == 0 ? resolve(0, ci, 0) : scenarios[ci * d.fail]).facility;
+        if (li > 0) scenarios[k].failures = (fi == 0 && ci == 0 ? resolve(0, 0, li) : scenarios[li]).failures;
+      }
+    }
+    // Stages shared by the designs of one fabric and cooling (design_run.hpp), on threads.
+    std::vector<SharedStages> stages(options.share_stages ? d.fab * d.cool : 0);
+    parallel_for(stages.size(), threads, [&](size_t k) { stages[k] = shared_stages(scenarios[k * d.fail]); });
+
+    parallel_for(per_group, threads, [&](size_t local) {
+      const size_t i = first + local;
       Design& x = ev.designs[i];
       x.gpus_per_node = gpn;
-      if (!why_not.empty()) {
-        x.status = why_not;
-        continue;
-      }
-      const size_t local = i - first;
-      const size_t li = local % d.fail, ki = (local / d.fail) % d.ckpt, xi = (local / d.fail / d.ckpt) % d.spare,
-                   fi = local / d.fail / d.ckpt / d.spare / d.cool;
-      if (p.search_layout) append(x.sets, search::to_sets(best_for_fabric.at(fi)));
-      // The scenario of (fabric, cooling, failures) is resolved once per group (YAML resolution
-      // is most of a design's cost otherwise); spares and checkpointing are then set on a copy,
-      // field by field as the --set list below would (the re-run test checks the two agree).
-      const size_t ci = (local / d.fail / d.ckpt / d.spare) % d.cool;
-      const std::string key = std::to_string(fi) + "/" + std::to_string(ci) + "/" + std::to_string(li);
-      auto cached = group_scenarios.find(key);
-      if (cached == group_scenarios.end()) cached = group_scenarios.emplace(key, config::apply_sets(tree, x.sets)).first;
-      Scenario sc = cached->second;
-      const int nodes = gpus / gpn;
+      const Local l = local_of(d, local);
+      if (p.search_layout) append(x.sets, search::to_sets(best_for_fabric.at(l.fi)));
+      Scenario sc = scenarios[(l.fi * d.cool + l.ci) * d.fail + l.li];
+      const int nodes = sc.cluster.gpus / gpn;
       if (!p.spares.empty()) {
-        x.spare_nodes = static_cast<int>(std::ceil(p.spares[xi] * nodes - 1e-9));
+        x.spare_nodes = static_cast<int>(std::ceil(p.spares[l.xi] * nodes - 1e-9));
         x.sets.push_back("recovery.policy=warm_spares");
         x.sets.push_back("recovery.spare_nodes=" + std::to_string(x.spare_nodes));
         sc.recovery.policy = RestartPolicy::WarmSpares;
         sc.recovery.spare_nodes = x.spare_nodes;
       }
       if (!p.checkpoints.empty()) {
-        const CheckpointChoice& c = p.checkpoints[ki];
+        const CheckpointChoice& c = p.checkpoints[l.ki];
         const std::string C = "checkpoint.";
         x.sets.push_back(C + "interval=" + (c.daly ? std::string("daly") : num(c.interval.si()) + " s"));
         x.sets.push_back(C + "async=" + (c.async ? "true" : "false"));
@@ -268,130 +377,54 @@ Evaluation evaluate_plan(const PlanSpec& p, const EvaluateOptions& options) {
         sc.checkpoint.storage_bandwidth = BytesPerSecond(bw);
         sc.checkpoint.load_bandwidth = BytesPerSecond(lbw);
       }
-      scenarios[i] = std::move(sc);
-      const Scenario& s = scenarios[i];
-      x.layout = search::describe(search::from_workload(s.workload, s.cluster.gpus));
-      x.oversubscription = s.cluster.fabric.oversubscription;
-      if (x.fabric.empty()) x.fabric = s.cluster.fabric.name;
-      if (x.cooling.empty()) x.cooling = s.facility.cooling.name;
-      if (x.site.empty()) x.site = s.facility.site.name;
-      if (p.spares.empty()) x.spare_nodes = s.recovery.spare_nodes;
+      x.layout = search::describe(search::from_workload(sc.workload, sc.cluster.gpus));
+      x.oversubscription = sc.cluster.fabric.oversubscription;
+      if (x.fabric.empty()) x.fabric = sc.cluster.fabric.name;
+      if (x.cooling.empty()) x.cooling = sc.facility.cooling.name;
+      if (x.site.empty()) x.site = sc.facility.site.name;
+      if (x.precision.empty()) x.precision = uncertainty::precision_name(sc.workload.training.precision);
+      if (p.spares.empty()) x.spare_nodes = sc.recovery.spare_nodes;
       x.tokens = p.tokens.si();
-      // A rack that is liquid-cooled by design is not paired with an air plant.
-      const bool air = s.facility.cooling.kind == CoolingKind::AirChiller || s.facility.cooling.kind == CoolingKind::AirEconomizer;
-      if (s.cluster.node.liquid_cooled_only && air) {
+      const bool air = sc.facility.cooling.kind == CoolingKind::AirChiller || sc.facility.cooling.kind == CoolingKind::AirEconomizer;
+      if (sc.cluster.node.liquid_cooled_only && air) {
+        // A rack that is liquid-cooled by design is not paired with an air plant.
         x.status = "skipped: " + x.node + " is liquid-cooled only; " + x.cooling + " is an air plant";
-        ++ev.pruned;
-        continue;
-      }
-      // Pruning: limits known before the run model.
-      if (p.gpus_max > 0 && x.gpus_bought() > p.gpus_max) {
+      } else if (p.gpus_max > 0 && x.gpus_bought() > p.gpus_max) {
+        // The one limit known exactly before the run model.
         x.excess[static_cast<int>(Constraint::GpusMax)] = x.gpus_bought() - p.gpus_max;
         x.status = "pruned: buys " + std::to_string(x.gpus_bought()) + " GPUs > gpus_max " + std::to_string(p.gpus_max);
-        ++ev.pruned;
-        continue;
-      }
-      to_run[i] = 1;
-    }
-  }
-
-  // Step time per design is cheap and known: the compute-only lower bound on days prunes designs
-  // that cannot meet the deadline whatever their ETTR.
-  std::vector<size_t> order;
-  for (size_t i = 0; i < ev.designs.size(); ++i)
-    if (to_run[i]) order.push_back(i);
-  std::atomic<size_t> next{0};
-  std::atomic<int> done{0}, runs{0};
-  std::mutex progress_mutex;
-  std::exception_ptr failure;
-  auto work = [&] {
-    for (;;) {
-      const size_t k = next.fetch_add(1);
-      if (k >= order.size()) return;
-      const size_t i = order[k];
-      Design& x = ev.designs[i];
-      const Scenario& s = scenarios[i];
-      try {
-        const StepResult step = evaluate_scenario_step(s);
-        const double tokens_per_s = static_cast<double>(s.workload.training.global_batch_size) *
-                                    s.workload.model.seq_length / step.iteration_time.si();
-        x.iteration_s = step.iteration_time.si();
-        x.mfu = step.mfu;
-        x.days_lower_bound = p.tokens.si() / tokens_per_s / 86400.0;
+      } else {
         // Designs whose compute alone misses the deadline still run: they are the cheaper
-        // alternatives that tell whether the deadline binds (and by how much), and the run model
-        // costs tens of milliseconds per design. Only gpus_max prunes (known exactly).
-        {
-          PipelineOptions po;
-          po.threads = 1;
-          const PipelineResult r = run_pipeline(s, po);
-          ++runs;
-          double days = 0, ettr = 0, pue = 0, pue_max = 0, fac_j = 0, co2 = 0, eu = 0, energy_usd = 0, peak_it = 0;
-          const double n = static_cast<double>(r.run.replications.size());
-          for (size_t k2 = 0; k2 < r.run.replications.size(); ++k2) {
-            const auto& rep = r.run.replications[k2];
-            const auto& f = r.facility[k2];
-            days += rep.wall_clock_days / n;
-            ettr += rep.ettr / n;
-            pue += f.pue_mean / n;
-            pue_max = std::max(pue_max, f.pue_max);
-            fac_j += f.facility_energy.si() / n;
-            co2 += f.co2.si() / n;
-            eu += f.effective_utilization() / n;
-            energy_usd += f.cost.si() / n;
-            peak_it = std::max(peak_it, f.it_power_peak.si());
-          }
-          x.days = days;
-          x.ettr = ettr;
-          x.pue = pue;
-          x.peak_it_mw = peak_it / 1e6;
-          // At the meter: the job's IT peak (every GPU in its compute phase) times the worst PUE
-          // of the run (the plant's overhead at that hour's load and weather).
-          x.peak_facility_mw = peak_it * pue_max / 1e6;
-          x.facility_mwh = fac_j / 3.6e9;
-          x.mean_facility_mw = days > 0 ? x.facility_mwh / (days * 24.0) : 0;
-          x.co2_t = co2 / 1e3;
-          x.effective_utilization = eu;
-          CostInputs ci;
-          ci.nodes = s.cluster.nodes() + x.spare_nodes;
-          ci.gpus = ci.nodes * s.cluster.node.gpus_per_node;
-          ci.job_gpus = s.cluster.gpus;
-          ci.nics = ci.nodes * s.cluster.node.nics_per_node;
-          ci.switch_ports = facility::switch_count(s.cluster.fabric, ci.nics) * s.cluster.fabric.switch_radix;
-          ci.design_it_power = Watts(peak_it);
-          ci.cooling_kind = cooling_kind_name(s.facility.cooling.kind);
-          ci.wall_clock = Seconds(days * 86400.0);
-          ci.energy_cost = Dollars(energy_usd);
-          ci.tokens = p.tokens.si();
-          x.cost = cost_of(ci, p.prices.system(x.gpu, x.node), p.prices, p.rental_basis);
-          x.evaluated = true;
-          x.status = "ok";
-          if (p.deadline.si() > 0) x.excess[0] = std::max(0.0, days - p.deadline.si() / 86400.0);
-          if (p.facility_power_cap.si() > 0) x.excess[1] = std::max(0.0, x.peak_facility_mw - p.facility_power_cap.si() / 1e6);
-          if (p.budget.si() > 0) x.excess[2] = std::max(0.0, x.cost.run_usd - p.budget.si());
-        }
-      } catch (const InfeasibleError& e) {
-        x.status = std::string("does not run: ") + e.what();
-      } catch (...) {
-        std::lock_guard lock(progress_mutex);
-        if (!failure) failure = std::current_exception();
-        return;
+        // alternatives that tell whether the deadline binds (and by how much).
+        run_design(p, sc, options.share_stages ? &stages[l.fi * d.cool + l.ci] : nullptr, x);
+        ++runs;
       }
-      const int n = ++done;
-      if (options.progress) {
-        std::lock_guard lock(progress_mutex);
-        options.progress(n, static_cast<int>(order.size()));
-      }
-    }
-  };
-  std::vector<std::thread> pool;
-  for (int t = 1; t < std::min<int>(threads, static_cast<int>(order.size())); ++t) pool.emplace_back(work);
-  work();
-  for (auto& t : pool) t.join();
-  if (failure) std::rethrow_exception(failure);
+      report(0, 1);
+    });
+    report(1, 0);
+  }
   ev.runs = runs;
-
+  for (const auto& x : ev.designs)
+    if (x.status.rfind("skipped:", 0) == 0 || x.status.rfind("pruned:", 0) == 0) ++ev.pruned;
   return ev;
+}
+
+void require_some_valid_design(const PlanSpec& p, const Evaluation& ev) {
+  std::vector<std::pair<std::string, int>> reasons;
+  for (const auto& x : ev.designs) {
+    // Evaluated, or pruned by gpus_max: a valid design (it answers, or misses a constraint).
+    if (x.evaluated || x.status.rfind("pruned:", 0) == 0) return;
+    const std::string r = x.gpu + " x " + std::to_string(x.gpus) + ": " + x.status;
+    auto it = std::find_if(reasons.begin(), reasons.end(), [&](const auto& y) { return y.first == r; });
+    if (it == reasons.end()) reasons.emplace_back(r, 1);
+    else ++it->second;
+  }
+  std::string why;
+  for (size_t k = 0; k < reasons.size() && k < 3; ++k)
+    why += (k ? "; " : "") + std::to_string(reasons[k].second) + " design(s) " + reasons[k].first;
+  if (reasons.size() > 3) why += "; and " + std::to_string(reasons.size() - 3) + " more reasons";
+  throw ConfigError(p.file, "candidates", "none of the " + std::to_string(ev.designs.size()) +
+                                              " designs can be evaluated (invalid input, not an unmet constraint): " + why);
 }
 
 }  // namespace fleetsim::plan

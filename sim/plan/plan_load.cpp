@@ -1,5 +1,7 @@
 #include "sim/plan/plan_load.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
 
 #include "sim/config/catalog.hpp"
@@ -8,6 +10,7 @@
 #include "sim/config/resolve.hpp"
 #include "sim/config/yaml_source.hpp"
 #include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 
 namespace fleetsim::plan {
 namespace {
@@ -75,6 +78,89 @@ Prices build_prices(const ParamSet& p, const std::string& file) {
   return out;
 }
 
+std::string shown(double v) {
+  char buf[40];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// Keeps the first of equal entries (same(a, b)) and notes each repeated one: a candidate listed
+// twice is one design, evaluated and listed once.
+template <class T, class Same, class Show>
+void drop_duplicates(std::vector<T>& list, const std::string& key, Same same, Show show, std::vector<std::string>& notes) {
+  std::vector<T> kept;
+  std::vector<int> count;
+  for (const auto& x : list) {
+    size_t k = 0;
+    while (k < kept.size() && !same(kept[k], x)) ++k;
+    if (k == kept.size()) kept.push_back(x), count.push_back(0);
+    ++count[k];
+  }
+  for (size_t k = 0; k < kept.size(); ++k)
+    if (count[k] > 1)
+      notes.push_back(key + ": " + show(kept[k]) + " is listed " + std::to_string(count[k]) + " times; evaluated and listed once");
+  list = std::move(kept);
+}
+
+bool same_checkpoint(const CheckpointChoice& a, const CheckpointChoice& b) {
+  return a.daly == b.daly && (a.daly || a.interval.si() == b.interval.si()) && a.async == b.async &&
+         a.write_time.si() == b.write_time.si() && a.storage_bandwidth.si() == b.storage_bandwidth.si() &&
+         a.load_bandwidth.si() == b.load_bandwidth.si() && a.in_memory == b.in_memory &&
+         (!a.in_memory || a.in_memory_bandwidth_per_node.si() == b.in_memory_bandwidth_per_node.si());
+}
+
+// Repeated candidates are dropped (with a note); two different checkpoint policies under one
+// name would make the tables ambiguous, so that is an error.
+void drop_duplicate_candidates(PlanSpec& s, const std::string& file) {
+  auto& notes = s.duplicates;
+  const std::string K = "candidates.";
+  drop_duplicates(s.systems, K + "systems", [](const auto& a, const auto& b) { return a.gpu == b.gpu && a.node == b.node; },
+                  [](const auto& a) { return "{gpu: " + a.gpu + ", node: " + a.node + "}"; }, notes);
+  drop_duplicates(s.gpus, K + "gpus", [](int a, int b) { return a == b; }, [](int a) { return std::to_string(a); }, notes);
+  drop_duplicates(s.fabrics, K + "fabrics",
+                  [](const auto& a, const auto& b) { return a.fabric == b.fabric && a.oversubscription == b.oversubscription; },
+                  [](const auto& a) { return "{fabric: " + a.fabric + ", oversubscription: " + shown(a.oversubscription) + "}"; }, notes);
+  drop_duplicates(s.cooling, K + "cooling", [](const auto& a, const auto& b) { return a.cooling == b.cooling && a.site == b.site; },
+                  [](const auto& a) { return "{cooling: " + a.cooling + ", site: " + a.site + "}"; }, notes);
+  drop_duplicates(s.spares, K + "spares", [](double a, double b) { return a == b; },
+                  [](double a) { return "share " + shown(100 * a) + " %"; }, notes);
+  for (size_t i = 0; i < s.checkpoints.size(); ++i)
+    for (size_t j = i + 1; j < s.checkpoints.size(); ++j)
+      if (s.checkpoints[i].name == s.checkpoints[j].name && !same_checkpoint(s.checkpoints[i], s.checkpoints[j]))
+        throw ConfigError(file, K + "checkpoint.name", "two different checkpoint policies are named '" + s.checkpoints[i].name +
+                                                          "'; give each its own name (the tables list designs by it)");
+  drop_duplicates(s.checkpoints, K + "checkpoint", same_checkpoint,
+                  [](const auto& a) { return "policy '" + a.name + "'"; }, notes);
+  drop_duplicates(s.failures, K + "failures",
+                  [](const auto& a, const auto& b) { return a.profile == b.profile && a.rate_scale == b.rate_scale; },
+                  [](const auto& a) { return "{profile: " + a.profile + ", rate_scale: " + shown(a.rate_scale) + "}"; }, notes);
+  drop_duplicates(s.precisions, K + "precision", [](const auto& a, const auto& b) { return a.precision == b.precision; },
+                  [](const auto& a) { return a.precision; }, notes);
+}
+
+// The design product is bounded before anything is enumerated (limits.hpp): a plan of millions
+// of designs would exhaust memory before its first answer.
+void check_design_count(const PlanSpec& s, const std::string& file) {
+  auto n = [](size_t k) { return static_cast<double>(std::max<size_t>(1, k)); };
+  const std::pair<const char*, size_t> lists[] = {{"systems", s.systems.size()},   {"gpus", s.gpus.size()},
+                                                  {"precision", s.precisions.size()}, {"fabrics", s.fabrics.size()},
+                                                  {"cooling", s.cooling.size()},   {"spares", s.spares.size()},
+                                                  {"checkpoint", s.checkpoints.size()}, {"failures", s.failures.size()}};
+  double total = 1;
+  std::string product;
+  for (const auto& [name, size] : lists) {
+    total *= n(size);
+    if (size == 0) continue;
+    product += (product.empty() ? "" : " x ") + std::to_string(size) + " " + name;
+  }
+  if (total <= limits::kMaxPlanDesigns) return;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.0f", total);
+  throw ConfigError(file, "candidates",
+                    std::string(buf) + " designs (" + product + ") exceed the bound of " + shown(limits::kMaxPlanDesigns) +
+                        " designs per plan (sim/core/limits.hpp); shorten a candidate list or split the plan");
+}
+
 PlanSpec build(const ParamSet& p, const std::string& file) {
   PlanSpec s;
   s.file = file;
@@ -117,12 +203,19 @@ PlanSpec build(const ParamSet& p, const std::string& file) {
     s.checkpoints.push_back(ck);
   }
   for (const auto& row : k.at("failures").rows) s.failures.push_back({row.sub("profile").preset_name, row.num("rate_scale")});
+  for (const auto& row : k.at("precision").rows) {
+    s.precisions.push_back({row.text("precision")});
+    if (s.precisions.back().precision.empty())
+      throw ConfigError(file, "candidates.precision.precision", "every row names a workload.training.precision value, e.g. {precision: fp8}");
+  }
   // An empty space is an error, not an empty answer: say which list is empty.
   if (s.systems.empty())
     throw ConfigError(file, "candidates.systems", "the candidate space is empty: list at least one {gpu, node} pair, "
                                                   "e.g. [{gpu: h100-sxm-80gb, node: dgx-h100}]");
   if (s.gpus.empty())
     throw ConfigError(file, "candidates.gpus", "the candidate space is empty: list at least one GPU count, e.g. [8192, 16384]");
+  drop_duplicate_candidates(s, file);
+  check_design_count(s, file);
   s.prices = build_prices(p.sub("prices"), file);
   // Every system needs a price before any work is done.
   for (const auto& sys : s.systems) (void)s.prices.system(sys.gpu, sys.node);

@@ -48,6 +48,7 @@ struct CheckpointChoice {
   BytesPerSecond in_memory_bandwidth_per_node{25e9};
 };
 struct FailureChoice { std::string profile; double rate_scale = 1.0; };
+struct PrecisionChoice { std::string precision; };   // a workload.training.precision value
 
 struct PlanSpec {
   std::string file;
@@ -68,12 +69,16 @@ struct PlanSpec {
   std::vector<double> spares;       // share of the job's nodes; empty = the base's recovery
   std::vector<CheckpointChoice> checkpoints;
   std::vector<FailureChoice> failures;
+  std::vector<PrecisionChoice> precisions;  // empty = the base's (or workload.precision's)
   Prices prices;
   int replications = 1;
   int seed = 1;
   bool rental_basis = false;
   int search_top = 3;
   bool search_layout = true;        // false: the base scenario's layout
+  // Candidates listed more than once are evaluated and listed once; one note per repeated
+  // entry ("candidates.gpus: 8192 is listed 2 times; evaluated once"), printed by the command.
+  std::vector<std::string> duplicates;
 };
 
 }  // namespace fleetsim::plan

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <sstream>
 
@@ -10,6 +11,13 @@
 
 namespace fleetsim::pool {
 namespace {
+
+// A trace cell as a number for a message (%g: a value beyond long long must not be cast).
+std::string t_cell(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
 
 constexpr double kDay = 86400.0;
 constexpr double kPi = 3.141592653589793;
@@ -62,7 +70,7 @@ std::vector<JobSpec> read_trace(const TrainingStream& t, int gpus_per_node, int 
       throw ConfigError(t.trace, key, "row " + std::to_string(row) +
                                           ": submit_s must be >= 0, gpus >= 1 and duration_s > 0", row);
     if (v[1] > pool_gpus)
-      throw ConfigError(t.trace, key, "row " + std::to_string(row) + ": a job of " + std::to_string(static_cast<long long>(v[1])) +
+      throw ConfigError(t.trace, key, "row " + std::to_string(row) + ": a job of " + t_cell(v[1]) +
                                           " GPUs is larger than the pool's " + std::to_string(pool_gpus) + " schedulable GPUs", row);
     if (v[0] >= horizon) continue;
     JobSpec j;

@@ -5,6 +5,7 @@
 
 #include "sim/reproduce/deepseek_v3.hpp"
 #include "sim/reproduce/dgxc_llama31.hpp"
+#include "sim/reproduce/megatron_bridge.hpp"
 #include "sim/reproduce/nemo.hpp"
 #include "sim/reproduce/sections.hpp"
 #include "sim/reproduce/step_sources.hpp"
@@ -73,6 +74,10 @@ std::vector<ValidationCase> step_validation_cases() {
   // NVIDIA DGX Cloud Llama 3.1 on DGX H100, BF16 and FP8 on the same layouts (dgxc_llama31.hpp).
   const auto dgxc = dgxc_validation_cases();
   out.insert(out.end(), dgxc.begin(), dgxc.end());
+  // NVIDIA Megatron-Bridge 25.11-26.08, FP8 / MXFP8 / NVFP4 on GB300, GB200, B200, H100
+  // (megatron_bridge.hpp): judged rows per GPU x precision, the MoE rows, the calibration rows.
+  const auto bridge = megatron_bridge_validation_cases();
+  out.insert(out.end(), bridge.begin(), bridge.end());
   // Mixture of experts (deepseek_v3.hpp, nemo.hpp): DeepSeek-V3's GPU-hours and the NeMo MoE rows.
   const auto moe = moe_validation_cases();
   out.insert(out.end(), moe.begin(), moe.end());

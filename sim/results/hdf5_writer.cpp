@@ -1,10 +1,7 @@
 #include "sim/results/hdf5_writer.hpp"
 
 #include <H5Cpp.h>
-#include <signal.h>
-#include <unistd.h>
 
-#include <cerrno>
 #include <cstdio>
 #include <filesystem>
 #include <stdexcept>
@@ -73,26 +70,6 @@ void write_strings(H5::Group& g, const std::string& name, const std::vector<std:
   if (n) ds.write(ptrs.data(), type);
 }
 
-// Removes "PATH.tmp.PID" files left next to `path` by a run that was killed before it could
-// commit. A file whose process still exists is left alone: it may be a run writing right now.
-void remove_stale_temporaries(const std::string& path) {
-  namespace fs = std::filesystem;
-  const fs::path target(path);
-  const std::string prefix = target.filename().string() + ".tmp.";
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
-  std::error_code ec;
-  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (name.size() <= prefix.size() || name.compare(0, prefix.size(), prefix) != 0) continue;
-    const std::string digits = name.substr(prefix.size());
-    if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos) continue;
-    const pid_t pid = static_cast<pid_t>(std::stol(digits));
-    if (pid == ::getpid() || (::kill(pid, 0) == 0 || errno != ESRCH)) continue;
-    std::error_code rm;
-    fs::remove(it->path(), rm);
-  }
-}
-
 }  // namespace
 
 struct ResultsFile::Impl {
@@ -100,26 +77,24 @@ struct ResultsFile::Impl {
   H5::H5File file;
 };
 
-ResultsFile::ResultsFile(std::string path) : path_(std::move(path)) {
-  tmp_path_ = path_ + ".tmp." + std::to_string(::getpid());
-  remove_stale_temporaries(path_);
+ResultsFile::ResultsFile(std::string path, std::string option)
+    : file_(std::make_unique<AtomicFile>(std::move(path), std::move(option), "the results file")) {
   H5::Exception::dontPrint();
   try {
-    impl_ = std::make_unique<Impl>(tmp_path_);
+    impl_ = std::make_unique<Impl>(file_->temporary());
   } catch (const H5::Exception& e) {
     // A path the user gave that cannot be written (no such folder, no permission): bad input.
-    throw ConfigError(path_, "", "cannot create the results file here (" + e.getDetailMsg() +
-                                     "); check that the folder exists and is writable");
+    throw ConfigError(file_->path(), "", "cannot create the results file here (" + e.getDetailMsg() +
+                                             "); check that the folder exists and is writable");
   }
 }
 
 ResultsFile::~ResultsFile() {
-  if (!committed_) {
+  if (impl_) {
     try {
-      impl_->file.close();
+      impl_->file.close();  // before the AtomicFile removes an uncommitted temporary
     } catch (...) {
     }
-    std::remove(tmp_path_.c_str());
   }
 }
 
@@ -202,10 +177,7 @@ void ResultsFile::metric_attribute(const std::string& dotted, const std::string&
 void ResultsFile::commit() {
   impl_->file.flush(H5F_SCOPE_GLOBAL);
   impl_->file.close();
-  std::error_code ec;
-  std::filesystem::rename(tmp_path_, path_, ec);
-  if (ec) throw std::runtime_error("cannot move results into place at '" + path_ + "': " + ec.message());
-  committed_ = true;
+  file_->commit();
 }
 
 }  // namespace fleetsim

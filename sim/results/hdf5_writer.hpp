@@ -13,6 +13,8 @@
 //                      each with unit and description attributes
 #pragma once
 
+#include "sim/core/atomic_file.hpp"
+
 #include <memory>
 #include <string>
 #include <variant>
@@ -39,7 +41,9 @@ struct RunMeta {
 
 class ResultsFile {
  public:
-  explicit ResultsFile(std::string path);
+  // `option` names the path in messages ("-o"); the path is checked and written as
+  // sim/core/atomic_file.hpp says (never renamed over a FIFO, device or directory).
+  explicit ResultsFile(std::string path, std::string option = "-o");
   ~ResultsFile();
   ResultsFile(const ResultsFile&) = delete;
   ResultsFile& operator=(const ResultsFile&) = delete;
@@ -59,8 +63,7 @@ class ResultsFile {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-  std::string path_, tmp_path_;
-  bool committed_ = false;
+  std::unique_ptr<AtomicFile> file_;
 };
 
 }  // namespace fleetsim

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/error.hpp"
 #include "sim/results/json.hpp"
 
@@ -74,21 +75,7 @@ std::string TraceWriter::str() const {
 }
 
 void TraceWriter::write(const std::string& path) const {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    if (!out) throw ConfigError("", "--trace", "cannot write '" + path + "' (is the directory there and writable?)");
-    out << str();
-    out.flush();
-    if (!out) {
-      std::remove(tmp.c_str());
-      throw ConfigError("", "--trace", "writing '" + path + "' failed (disk full?)");
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    throw ConfigError("", "--trace", "cannot move the trace into place at '" + path + "'");
-  }
+  write_file_atomically(path, "--trace", "the trace", [&](std::ostream& out) { out << str(); });
 }
 
 }  // namespace fleetsim

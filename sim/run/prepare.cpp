@@ -4,12 +4,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <mutex>
 #include <string>
 
 #include "sim/core/error.hpp"
 #include "sim/core/limits.hpp"
 #include "sim/units/parse.hpp"
 #include "sim/run/run_engine.hpp"
+#include "sim/run/run_model.hpp"
 #include "sim/run/stragglers.hpp"
 
 namespace fleetsim::run {
@@ -44,6 +47,12 @@ void check_expected_events(const RunInputs& in, const FailureModel& failures, do
                       "the limit is 1e8, about a minute of work: lower run.replications, run.duration or "
                       "failures.rate_scale");
   }
+}
+
+std::string g3(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g", v);
+  return buf;
 }
 
 }  // namespace
@@ -108,6 +117,9 @@ Prepared prepare(const RunInputs& in) {
   p.iter_rate_rebalanced = 1.0 / rebalanced.si();
   p.fail_slow_policy = in.stragglers.fail_slow_policy;
   p.fail_slow_duration_s = in.stragglers.fail_slow_duration.si();
+  // Before the work bounds below, which assume a target that ends within the horizon.
+  if (in.train_tokens > 0 && in.tokens_per_iteration > 0)
+    token_target_lower_bound_s(in.train_tokens, in.tokens_per_iteration, healthy.si());
   // A token target runs about as long as its failure-free time (at most the 20-year horizon).
   check_expected_events(in, p.failures,
                         in.train_tokens > 0 && in.tokens_per_iteration > 0
@@ -119,10 +131,20 @@ Prepared prepare(const RunInputs& in) {
     if (in.train_tokens > 0 && in.tokens_per_iteration > 0)
       horizon = std::min(20 * 365 * 86400.0, 10.0 * in.train_tokens / in.tokens_per_iteration / p.iter_rate);
     const auto cells = static_cast<size_t>(std::ceil(horizon / Prepared::kHookStep)) + 1;
-    p.hook_integral.assign(cells + 1, 0.0);
-    for (size_t i = 0; i < cells; ++i)
-      p.hook_integral[i + 1] = p.hook_integral[i] + Prepared::kHookStep *
-          in.throughput_factor(Seconds((static_cast<double>(i) + 0.5) * Prepared::kHookStep));
+    auto integrate = [&] {
+      auto g = std::make_shared<std::vector<double>>(cells + 1, 0.0);
+      for (size_t i = 0; i < cells; ++i)
+        (*g)[i + 1] = (*g)[i] + Prepared::kHookStep * in.throughput_factor(Seconds((static_cast<double>(i) + 0.5) * Prepared::kHookStep));
+      return std::shared_ptr<const std::vector<double>>(std::move(g));
+    };
+    if (in.hook_integral_cache) {  // runs given the same hook share its integral
+      std::lock_guard lock(in.hook_integral_cache->mutex);
+      auto& table = in.hook_integral_cache->by_cells[cells];
+      if (!table) table = integrate();
+      p.hook_integral = table;
+    } else {
+      p.hook_integral = integrate();
+    }
   }
   if (in.train_tokens > 0) {
     if (in.tokens_per_iteration <= 0)
@@ -141,3 +163,22 @@ Prepared prepare(const RunInputs& in) {
 }
 
 }  // namespace fleetsim::run
+
+namespace fleetsim {
+
+double token_target_lower_bound_s(double train_tokens, double tokens_per_iteration, double iteration_s) {
+  const double bound = train_tokens / tokens_per_iteration * iteration_s;
+  if (!(bound <= limits::kMaxRunSeconds)) {
+    const double fits = limits::kMaxRunSeconds / iteration_s * tokens_per_iteration;
+    throw InfeasibleError("workload.training.train_tokens: " + run::g3(train_tokens) + " tokens need at least " +
+                          std::to_string(static_cast<long long>(std::min(bound / 86400.0, 1e15))) +
+                          " d of training even without failures (" + run::g3(iteration_s) + " s per iteration of " +
+                          run::g3(tokens_per_iteration) + " tokens), beyond the run model's horizon of " +
+                          std::to_string(static_cast<long long>(limits::kMaxRunSeconds / 86400.0)) + " d (" +
+                          limits::kMaxRunText + "); valid: at most " + run::g3(fits) +
+                          " tokens on this design, or a faster design");
+  }
+  return bound;
+}
+
+}  // namespace fleetsim

@@ -3,10 +3,13 @@
 // depend on the thread count or on scheduling.
 #include "sim/core/workers.hpp"
 #include <algorithm>
+#include <cstdio>
 #include <atomic>
 #include <mutex>
 #include <thread>
 
+#include "sim/core/error.hpp"
+#include "sim/core/limits.hpp"
 #include "sim/run/run_engine.hpp"
 #include "sim/run/run_model.hpp"
 
@@ -65,6 +68,20 @@ RunResult simulate_run(const RunInputs& in, int threads, ProgressFn progress, Re
   };
   core::run_workers(threads, worker);
   if (error) std::rethrow_exception(error);
+  // The lower bound fit the horizon (prepare), but failures and restarts may still push a
+  // replication past it: say so rather than report a truncated run as done (issue 40).
+  if (p.target_iterations > 0)
+    for (const int i : mine) {
+      const ReplicationResult& r = result.replications[static_cast<size_t>(i)];
+      if (r.tokens_trained < in.train_tokens * (1.0 - 1e-9)) {
+        char buf[320];
+        std::snprintf(buf, sizeof buf, "workload.training.train_tokens: replication %d trained %.4g of the %.4g tokens "
+                      "by the run model's horizon of %.0f d (%s): failures and restarts take it past; valid: fewer "
+                      "tokens, or a design that fails less", i, r.tokens_trained, in.train_tokens,
+                      limits::kMaxRunSeconds / 86400.0, limits::kMaxRunText);
+        throw InfeasibleError(buf);
+      }
+    }
   return result;
 }
 

@@ -38,7 +38,7 @@ constexpr std::array<const char*, kNumAcc> kAccNames = {
 class Replication {
  public:
   Replication(const Prepared& p, const RunInputs& in, int rep, ReplicationResult& out)
-      : p_(p), in_(in), out_(out), log_(rep == 0), trace_(rep == 0 && in.record_timeline),
+      : p_(p), in_(in), out_(out), log_(rep == 0 && in.record_events), trace_(rep == 0 && in.record_timeline),
         arrivals_(in.run.seed, rep, Stream::FailureArrivals),
         pick_(in.run.seed, rep, Stream::FailurePick),
         planned_rng_(in.run.seed, rep, Stream::Planned),
@@ -232,7 +232,8 @@ class Replication {
   // Integral of the throughput hook from 0 to t, in seconds (t without a hook).
   [[nodiscard]] double hook_integral(double t) const {
     if (!in_.throughput_factor) return t;
-    const auto& g = p_.hook_integral;
+    static const std::vector<double> kNone;
+    const auto& g = p_.hook_integral ? *p_.hook_integral : kNone;
     const double h = Prepared::kHookStep;
     if (!(t > 0.0)) return 0.0;  // times are never negative; never index with one
     const double cells = t / h;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "sim/run/checkpoint_policy.hpp"
@@ -37,7 +38,7 @@ struct Prepared {
   // throughput_factor over [0, i * kHookStep], the factor taken at each step's midpoint. Empty
   // without a hook; past its end the engine calls the hook directly.
   static constexpr double kHookStep = 600.0;
-  std::vector<double> hook_integral;
+  std::shared_ptr<const std::vector<double>> hook_integral;  // null without a hook
   std::vector<WeibullTable> weibull_tables;  // one per failures.weibull entry, from fleet_age on
 };
 

@@ -10,6 +10,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,14 @@
 namespace fleetsim {
 
 class Report;
+
+// The run's integral of RunInputs::throughput_factor (run_engine.hpp, Prepared::hook_integral),
+// shared by runs given the same hook (sim/plan: the designs of one fabric and cooling, through
+// PipelineStages): computed once per table length; a table depends on nothing else.
+struct HookIntegralCache {
+  std::mutex mutex;
+  std::map<size_t, std::shared_ptr<const std::vector<double>>> by_cells;
+};
 
 struct RunInputs {  // everything the engine needs, decoupled from YAML
   // Cluster shape. The job uses every GPU of the cluster.
@@ -50,6 +60,8 @@ struct RunInputs {  // everything the engine needs, decoupled from YAML
   double failure_rate_multiplier = 1.0;  // hook: the facility model scales hazards
   std::function<double(Seconds t)> throughput_factor;  // hook: thermal throttling (1 = none); may be empty
   bool record_timeline = false;      // replication 0 keeps its state timeline (`run --trace`)
+  bool record_events = true;         // replication 0 keeps its event log (results file, trace)
+  std::shared_ptr<HookIntegralCache> hook_integral_cache;  // may be empty (integrated per run)
 };
 
 // One stretch of wall-clock time in one state (replication 0 with RunInputs::record_timeline):
@@ -158,6 +170,14 @@ RunResult simulate_run(const RunInputs& in, int threads = 0, ProgressFn progress
 // The figures of simulate_run that no replication changes (MTTI, checkpoint plan, restart,
 // iteration time with stragglers), with no replication computed.
 RunResult summarize_run(const RunInputs& in);
+
+// A token target and the run model's horizon (limits::kMaxRunSeconds, 20 years): the fewest
+// seconds `train_tokens` can take, training at the failure-free pace (`iteration_s` per
+// iteration of `tokens_per_iteration`). When even that is beyond the horizon the run would stop
+// there with the target unmet, so it is refused: InfeasibleError (exit 2 for `run`; `plan` lists
+// the design as "does not run") naming workload.training.train_tokens, the horizon, the lower bound
+// and the most tokens that fit. Called by prepare(); shared so the run and plan say the same.
+double token_target_lower_bound_s(double train_tokens, double tokens_per_iteration, double iteration_s);
 
 // ettr, wall_clock_days, tokens_trained, interruptions.{unexpected,planned,by_cause.*},
 // lost_hours.*, mtti_hours, checkpoint_interval_s: statistics as mean/p05/p95.

@@ -137,16 +137,21 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
     // FP8 weight copies (and transposes) of the linear layers stay resident (fp8.hpp). With FP8
     // parameters (fp8_param_gather: TE fp8_model_init) those copies are the weights: the linear
     // layers keep no 16-bit copy (the fp32 main weights are the optimizer's 12 B). Under ZeRO-3
-    // the 16-bit shard is kept as is (not modelled for FP8 parameters).
-    if (w.training.precision == Precision::Fp8) {
+    // the 16-bit shard is kept as is (not modelled for FP8 parameters), and exist only for the units gathered (Megatron FSDP with
+    // keep_fp8_transpose_cache off, Megatron-Bridge's FSDP perf recipes): TE quantizes a unit's
+    // weights when it is gathered and drops them with it; counted with the gathered units below.
+    if (w.training.precision == Precision::Fp8 && !sharded_weights) {
       const double linear = costs.rank_linear_params[static_cast<size_t>(r)];
       s.weights += Bytes(linear * fp8_weight_copy_bytes(w.training.fp8_recipe));
-      if (w.training.fp8_param_gather && !sharded_weights) s.weights -= Bytes(linear * wb);
+      if (w.training.fp8_param_gather) s.weights -= Bytes(linear * wb);
     }
     // The unit computing plus the fsdp_prefetch_ops units gathered ahead (0, "unlimited" in
     // time, is held to one ahead in memory as before).
     const double unsharded_units = 1.0 + std::max(1, par.fsdp_prefetch_ops);
-    if (sharded_weights) s.weights += Bytes(unsharded_units * largest_unit * wb);
+    if (sharded_weights) {
+      const double copies = w.training.precision == Precision::Fp8 ? fp8_weight_copy_bytes(w.training.fp8_recipe) : 0.0;
+      s.weights += Bytes(unsharded_units * largest_unit * (wb + copies));
+    }
     // Main gradients: fp32 (4 B) unless grad_reduce_in_fp32 is off: a 16-bit gradient buffer, 2 B
     // (Megatron-LM docs/distrib_optimizer.md: "bf16 param, fp32 grads" 6 + 12/d against "fp16
     // param, fp16 grads" 4 + 16/d; the extra 4/d there is the fp32 copy of the gradient shard,
@@ -155,7 +160,20 @@ std::vector<StageMemory> stage_memory(const WorkloadSpec& w, const StageCosts& c
     const double grad_mem = w.training.precision == Precision::Fp16 ? 4.0 : w.training.grad_bytes();
     s.gradients = Bytes(shard(grad_mem, zero >= 2));
     s.optimizer = Bytes(shard(12.0, zero >= 1));
-    s.activations = per_layer * in_flight.peak_layer_microbatches[static_cast<size_t>(r)] + working;
+    // Activation offloading (ParallelSpec::cpu_offloading_num_layers): of each chunk's layers,
+    // that many keep their saved activations in host memory; the in-flight layer-microbatches
+    // shrink in proportion (every chunk-microbatch in flight holds its chunk's layers).
+    double resident = 1.0;
+    if (par.cpu_offloading_num_layers > 0) {
+      double layers = 0, offloaded = 0;
+      for (int c = 0; c < l.vpp; ++c) {
+        const int n = costs.chunks[static_cast<size_t>(c * l.pp + r)].layers;
+        layers += n;
+        offloaded += std::min(n, par.cpu_offloading_num_layers);
+      }
+      if (layers > 0) resident = 1.0 - offloaded / layers;
+    }
+    s.activations = per_layer * (in_flight.peak_layer_microbatches[static_cast<size_t>(r)] * resident) + working;
     // Pipeline send/receive buffers: one activation and one gradient in each direction.
     s.buffers = costs.p2p_bytes * (l.pp > 1 ? 4.0 : 0.0);
     if (r == 0) {

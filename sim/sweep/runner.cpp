@@ -19,6 +19,8 @@
 #include <sstream>
 #include <thread>
 
+#include "sim/core/atomic_file.hpp"
+
 extern char** environ;
 
 namespace fleetsim::sweep {
@@ -88,14 +90,8 @@ pid_t spawn_child(const std::string& binary, std::vector<char*>& argv, const std
 }
 
 void write_index_file(const fs::path& dir, const std::vector<std::string>& keys, const std::vector<PointRow>& rows) {
-  const fs::path final_path = dir / "index.csv";
-  const fs::path tmp = dir / "index.csv.tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw std::runtime_error("cannot write '" + tmp.string() + "'");
-    write_index(out, keys, rows);
-  }
-  fs::rename(tmp, final_path);
+  write_file_atomically((dir / "index.csv").string(), "-o", "the sweep's index",
+                        [&](std::ostream& out) { write_index(out, keys, rows); });
 }
 
 }  // namespace

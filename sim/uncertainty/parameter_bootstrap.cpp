@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "sim/config/load.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/csv.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/paths.hpp"
@@ -93,10 +94,7 @@ ParameterDraws bootstrap_family(const CalibrationFamily& f, int draws, std::uint
 std::string parameter_draws_file() { return home_dir() + "/sim/uncertainty/data/parameter_bootstrap.csv"; }
 
 void write_parameter_draws(const std::string& path, const std::vector<ParameterDraws>& all) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw ConfigError("", "--bootstrap", "cannot write '" + path + "'");
+  write_file_atomically(path, "--bootstrap", "the parameter draws", [&](std::ostream& out) {
     out << "family,parameter,rows,seed,calibration_error,preset,fit,draws\n";
     for (const auto& d : all)
       for (size_t k = 0; k < d.names.size(); ++k) {
@@ -105,9 +103,7 @@ void write_parameter_draws(const std::string& path, const std::vector<ParameterD
         for (size_t b = 0; b < d.draws.size(); ++b) out << (b ? " " : "") << number(d.draws[b][k]);
         out << '\n';
       }
-    if (!out) throw ConfigError("", "--bootstrap", "cannot write '" + path + "'");
-  }
-  std::filesystem::rename(tmp, path);
+  });
 }
 
 std::vector<ParameterDraws> read_parameter_draws(const std::string& path) {

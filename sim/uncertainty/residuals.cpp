@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "sim/config/load.hpp"
+#include "sim/core/atomic_file.hpp"
 #include "sim/core/csv.hpp"
 #include "sim/core/error.hpp"
 #include "sim/core/paths.hpp"
@@ -86,18 +87,13 @@ const std::vector<StepResidual>& shipped_step_residuals() {
 }
 
 void write_step_residuals(const std::string& path, const std::vector<StepResidual>& rows) {
-  const std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp);
-    if (!out) throw ConfigError("", "--write-residuals", "cannot write '" + path + "'");
+  write_file_atomically(path, "--write-residuals", "the residual table", [&](std::ostream& out) {
     out << "source,case,gpu,precision,regime,gpus,params_b,log_ratio\n";
     for (const auto& r : rows)
       out << csv_field(r.source) << ',' << csv_field(r.case_name) << ',' << csv_field(r.features.gpu) << ','
           << r.features.precision << ',' << r.features.regime << ',' << r.features.gpus << ','
           << number(r.features.params_b) << ',' << number(r.log_ratio) << '\n';
-    if (!out) throw ConfigError("", "--write-residuals", "cannot write '" + path + "'");
-  }
-  std::filesystem::rename(tmp, path);
+  });
 }
 
 }  // namespace fleetsim::uncertainty

@@ -91,6 +91,12 @@ struct ParallelSpec {
   bool overlap_sm_contention = true;
   bool overlap_hbm_contention = true;
   int fsdp_prefetch_ops = 1;
+  // Activation offloading (Megatron-core TransformerConfig.cpu_offloading with
+  // cpu_offloading_num_layers, activations only): the saved activations of this many layers of each
+  // pipeline chunk are copied to host memory after their forward and back before their backward,
+  // on a side stream (Grace-Blackwell: NVLink-C2C). Memory only: the copies are taken as hidden
+  // behind compute (sim/step/README.md, "Megatron-Bridge").
+  int cpu_offloading_num_layers = 0;
   // SMs the expert-parallel dispatch / combine kernels hold while they overlap compute
   // (DeepSeek-V3 §3.2.2: 20 of 132 on H800); compute overlapped with them runs on the rest.
   int ep_comm_sms = 20;

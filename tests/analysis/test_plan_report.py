@@ -29,6 +29,15 @@ def test_plan_figures_and_report(tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert (out / "plan_pareto.png").stat().st_size > 1000
     assert (out / "plan_waterfall.png").stat().st_size > 1000
+    import h5py
+    with h5py.File(h5, "r") as f:  # the intervals the Pareto view draws (issue 40)
+        d = f["designs"]
+        ran = d["days"][:] > 0
+        assert ran.any()
+        assert (d["days_lo"][:][ran] <= d["days"][:][ran]).all() and (d["days"][:][ran] <= d["days_hi"][:][ran]).all()
+        assert (d["cost_usd_lo"][:][ran] <= d["cost_usd"][:][ran]).all()
+        p = d["deadline_probability"][:][ran]
+        assert ((p >= 0) & (p <= 1)).all()
     html = (out / "report.html").read_text()
     assert "fleetsim plan" in html and "Pareto" in html
     # The cost waterfall's stacked items add up to the cost of a design of the table (issue 40: every

@@ -14,7 +14,7 @@ unset FLEETSIM_HOME
 
 home="$("$bin" --version | sed -n 's/^home //p')"
 [ "$home" = "$tmp/prefix/share/fleetsim" ] || { echo "installed binary uses home '$home', not its prefix" >&2; exit 1; }
-for d in models scenarios data/validation sim/reproduce/data analysis; do
+for d in models scenarios data/validation sim/reproduce/data analysis sim/serve/web; do  # web: fleetsim serve's page
   [ -d "$home/$d" ] || { echo "missing $home/$d" >&2; exit 1; }
 done
 

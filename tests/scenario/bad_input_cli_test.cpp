@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
@@ -260,4 +261,99 @@ TEST_CASE("a sweep that dies at a known point keeps its finished points and resu
   CHECK(count("] skipped ") == 2);
   CHECK(count("] done ") == 1);
   fs::remove_all(dir);
+}
+
+// ---- Issue 40: the newest surfaces (plan, validate --write-residuals, token targets, empty values,
+// the power timeline). The file-only cases are in tests/config/bad/ (empty_value_*, uncertain_nested_*,
+// failure_domain_*, power_*, pool_stragglers_*, pool_interference_job_after_end, train_tokens_*).
+namespace {
+
+// A one-design copy of scenarios/plan-405b-15t.yaml (issue 40's `S`).
+fs::path one_design_plan(const fs::path& dir) {
+  const fs::path p = dir / "one-design.yaml";
+  std::ofstream(p) << "description: one design of plan-405b-15t\n"
+                      "base: llama3-405b-16k\n"
+                      "workload: {model: llama3-405b, tokens: 15.6T}\n"
+                      "constraints: {deadline: 70 d, facility_power_cap: 30 MW}\n"
+                      "candidates:\n"
+                      "  systems: [{gpu: h100-sxm-80gb, node: dgx-h100}]\n"
+                      "  gpus: [16384]\n"
+                      "prices: default\n"
+                      "evaluation: {replications: 1, seed: 1}\n";
+  return p;
+}
+
+// Exit 2 with exactly one line, naming `expect`.
+void check_one_line(const Outcome& o, const std::string& expect) {
+  check_bad_input(o, expect);
+  CHECK(std::count(o.out.begin(), o.out.end(), '\n') == 1);
+}
+
+}  // namespace
+
+TEST_CASE("issue 40: plan -o, validate --write-residuals and a sweep's own files refuse a FIFO or a directory up front", "[scenario]") {
+  const fs::path dir = fresh_dir("fleetsim_writers");
+  const fs::path fifo = dir / "f.h5", folder = dir / "folder", plan = one_design_plan(dir);
+  REQUIRE(::mkfifo(fifo.c_str(), 0600) == 0);
+  fs::create_directories(folder);
+  const std::string P = "plan " + plan.string();
+  check_one_line(run_fleetsim(P + " -o " + fifo.string()), "-o: '" + fifo.string() + "' is not a regular file");
+  check_one_line(run_fleetsim(P + " -o " + folder.string()), "-o: '" + folder.string() + "' is a directory; give a file name for the plan file");
+  check_one_line(run_fleetsim("validate --write-residuals " + fifo.string()),
+                 "--write-residuals: '" + fifo.string() + "' is not a regular file (a device, FIFO or socket)");
+  check_one_line(run_fleetsim("validate --write-residuals " + folder.string()),
+                 "--write-residuals: '" + folder.string() + "' is a directory");
+  // A sweep folder whose index.csv is a FIFO: refused before any point runs.
+  const fs::path sweep_dir = dir / "sweep";
+  fs::create_directories(sweep_dir);
+  REQUIRE(::mkfifo((sweep_dir / "index.csv").c_str(), 0600) == 0);
+  check_one_line(run_fleetsim("sweep --vary run.seed=1,2 " + kQuick + " -o " + sweep_dir.string()),
+                 "-o: '" + (sweep_dir / "index.csv").string() + "' is not a regular file");
+  CHECK(fs::is_fifo(fifo));
+  CHECK(fs::is_fifo(sweep_dir / "index.csv"));
+  CHECK(fs::is_empty(folder));
+  int left = 0;  // nothing written or left behind: the FIFO, the folder, the plan and the sweep folder
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir)) ++left;
+  CHECK(left == 4);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("issue 40: an empty value on the command line is an error naming the key, for scenarios and plans", "[scenario]") {
+  const fs::path dir = fresh_dir("fleetsim_empty");
+  const std::string P = "plan " + one_design_plan(dir).string();
+  check_one_line(run_fleetsim(P + " --set constraints.facility_power_cap="),
+                 "--set constraints.facility_power_cap=: constraints.facility_power_cap: is empty (nothing after the key); "
+                 "valid: a value with a unit");
+  check_one_line(run_fleetsim(P + " --set constraints.deadline=~"), "constraints.deadline: is empty");
+  check_one_line(run_fleetsim("run --set failures.rate_scale="), "failures.rate_scale: is empty (nothing after the key); valid: a number");
+  check_one_line(run_fleetsim("run --set run.replications="), "run.replications: is empty (nothing after the key); valid: an integer");
+  check_one_line(run_fleetsim("run --set 'run.duration=~'"), "run.duration: is empty");
+  check_one_line(run_fleetsim("step --set workload.parallel="), "workload.parallel: is empty (nothing after the key); valid: a mapping");
+  // Where the schema documents an empty value it is accepted: no CSV of hourly temperatures.
+  const Outcome ok = run_fleetsim("step --set facility.site.hourly_csv=");
+  INFO(ok.out);
+  CHECK(ok.code == 0);
+  fs::remove_all(dir);
+}
+
+TEST_CASE("issue 40: a token target beyond the run model's horizon exits 2 naming train_tokens and the days it needs", "[scenario]") {
+  const Outcome o = run_fleetsim("run --replications 2 --set workload.training.train_tokens=2000T");
+  check_one_line(o, "workload.training.train_tokens: 2e+15 tokens need at least ");
+  CHECK(o.out.find("beyond the run model's horizon of 7300 d (20 yr); valid: at most") != std::string::npos);
+  // Within the horizon without failures (7,266 d), past it with them: refused after the run, with
+  // the tokens trained, never reported as a finished 7,300-day run.
+  check_one_line(run_fleetsim("run --replications 1 --set workload.training.train_tokens=1850T"),
+                 "workload.training.train_tokens: replication 0 trained ");
+  // plan inherits the rule through the run model: the design does not run, no "days 7300".
+  const fs::path dir = fresh_dir("fleetsim_horizon");
+  const Outcome p = run_fleetsim("plan " + one_design_plan(dir).string() + " --set workload.tokens=2000T");
+  INFO(p.out);
+  CHECK(p.out.find("does not run: workload.training.train_tokens: ") != std::string::npos);
+  CHECK(p.out.find("  (none)") != std::string::npos);  // no row with 7300 days
+  fs::remove_all(dir);
+}
+
+TEST_CASE("issue 40: a power timeline resolution that does not resolve one iteration is refused before the run", "[scenario]") {
+  check_one_line(run_fleetsim("run " + kQuick + " --set facility.power_timeline=true --set 'facility.power_dynamics.resolution=5 s'"),
+                 "facility.power_dynamics.resolution: 5 s does not resolve one iteration");
 }

@@ -3,6 +3,8 @@
 // (Megatron-LM SC'21 Table 1 as the validation code writes it; a NeMo Llama 3.1 405B recipe).
 #include <catch2/catch.hpp>
 
+#include <limits>
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -281,4 +283,37 @@ TEST_CASE("import: counts at the bound are refused naming the key, never wrapped
                   "limit is 1048576") != std::string::npos);
   CHECK(nemo_error("model: {num_layers: 4294967297}\n").find("model.num_layers: '4294967297' is not an integer from 0 "
                                                              "to 1000000000") != std::string::npos);
+}
+
+TEST_CASE("import: a token count beyond what a count can hold is refused naming the key (fuzz finding of issue 40)",
+          "[import][unit]") {
+  // scripts/fuzz found, in import_nemo_fuzz, train_tokens = 3e23 cast to long long in
+  // scenario_yaml (undefined behaviour). Every float-to-integer conversion of an importer now goes
+  // through input_integer (sim/core/checked.hpp): a ConfigError naming the key.
+  try {
+    (void)importer::scenario_yaml(importer::read_nemo_recipe_text(
+        "trainer: {num_nodes: 1, devices: 8, max_steps: 1000000000}\n"
+        "model: {num_layers: 2, global_batch_size: 1000000, encoder_seq_length: 300000000}\n", "r.yaml"));
+    FAIL("accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()) == "r.yaml: trainer.max_steps: trainer.max_steps x global_batch_size x seq_length tokens "
+                                   "= 3e+23 is out of range; valid: 0 to 1e+18");
+  }
+  try {
+    (void)importer::scenario_yaml(importer::read_megatron_args(
+        {"--num-layers", "24", "--hidden-size", "2304", "--num-attention-heads", "24", "--seq-length", "300000000",
+         "--micro-batch-size", "1", "--global-batch-size", "1000000", "--train-iters", "1000000000"}));
+    FAIL("accepted");
+  } catch (const ConfigError& e) {
+    CHECK(std::string(e.what()).find("--train-iters: --train-iters x --global-batch-size x --seq-length tokens = 3e+23 "
+                                     "is out of range; valid: 0 to 1e+18") != std::string::npos);
+  }
+  // The writer's own backstop, for an Imported built by other code.
+  importer::Imported imp = importer::read_megatron_args({"--num-layers", "24", "--hidden-size", "2304",
+                                                         "--num-attention-heads", "24", "--seq-length", "2048",
+                                                         "--micro-batch-size", "1", "--global-batch-size", "8"});
+  imp.train_tokens = 3e23;
+  CHECK_THROWS_AS(importer::scenario_yaml(imp), ConfigError);
+  imp.train_tokens = std::numeric_limits<double>::infinity();
+  CHECK_THROWS_AS(importer::scenario_yaml(imp), ConfigError);
 }

@@ -235,6 +235,8 @@ std::vector<StepCase> megatron_bridge_dense_cases(std::vector<std::string>* skip
     if (const int off = offloaded_layers(cell("gpu_type"), r.preset, r.fsdp, r.prec.precision); off > 0)
       c.sets.push_back(set(kPar + "cpu_offloading_num_layers", off));
     for (const auto& s : nemo_system_sets(c.system)) c.sets.push_back(s);
+    for (const auto& s : nemo_userbuffers_sets(c.system, c.release, r.preset, r.prec.precision != "bf16", tp))
+      c.sets.push_back(s);
     add_layer_split(c, r.preset, pp, vp);
     load(c);
     out.push_back(std::move(c));

@@ -31,6 +31,9 @@ constexpr int kNemoCalibrationMaxGpus = 16;
 // for DGX-B200, DGX-GB200, DGX-GB300 and DGX-B300 (none for DGX-H100, the base scenario's).
 // Throws ConfigError for a system without presets (nemo_systems.cpp).
 [[nodiscard]] std::vector<std::string> nemo_system_sets(const std::string& system);
+// The recipe's TE userbuffers settings as --set overrides (issue 35; nemo_systems.cpp).
+[[nodiscard]] std::vector<std::string> nemo_userbuffers_sets(const std::string& system, const std::string& release,
+                                                             const std::string& preset, bool fp8, int tp);
 
 // Row picking shared by the dense (nemo_cases) and the MoE (nemo_moe_cases below) NeMo tables.
 // An integer cell of nemo_perf_summary.csv, `fallback` when it is empty or "n/a".

@@ -78,19 +78,7 @@ std::vector<StepCase> nemo_cases(const std::string& system, std::vector<std::str
         set(kTrain + "gradient_accumulation_fusion", "true"),
     };
     for (const auto& s : nemo_system_sets(system)) c.sets.push_back(s);  // GPU and node presets (nemo_systems.cpp)
-    // TE userbuffers per op (issue 35; data/supplement/nemo_userbuffers_configs.csv): NeMo's FP8
-    // configs run the forward reduce-scatters by copy-engine ring exchange on Blackwell, and on
-    // H100 since NeMo PR #13131 (April 2025: releases 25.04 on); before, pipelined with fp8_buf.
-    // The Llama 3.1 405B configs (h16384) aggregate two chunks per ring step and hold fewer SMs.
-    if (tp > 1) {
-      const bool hopper = system == "DGX-H100";
-      if (!hopper || c.release >= "25.04") c.sets.push_back(set(kPar + "tp_comm_overlap_rs_method", "ring_exchange"));
-      if (p.preset == "llama3-405b") {
-        c.sets.push_back(set(kPar + "tp_comm_overlap_aggregate", "true"));
-        c.sets.push_back(kPar + (hopper ? "tp_comm_overlap_rs_sms=[24, 8]" : "tp_comm_overlap_rs_sms=[32, 8]"));
-        c.sets.push_back(kPar + (hopper ? "tp_comm_overlap_bulk_sms=[2, 24, 2, 2]" : "tp_comm_overlap_bulk_sms=[8, 32, 2, 8]"));
-      }
-    }
+    for (const auto& s : nemo_userbuffers_sets(system, c.release, p.preset, true, tp)) c.sets.push_back(s);
     // Layers that do not divide into PP x VP chunks: Megatron-core's
     // account_for_embedding_in_pipeline_split / account_for_loss_in_pipeline_split (NeMo's 405B
     // recipes) count the embedding and the loss as one layer each, so the first and last chunks

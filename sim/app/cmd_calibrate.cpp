@@ -4,6 +4,7 @@
 // error on rows the fit did not see, printed before the file is trusted.
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <iostream>
 #include <sstream>
@@ -11,7 +12,9 @@
 #include "sim/app/command.hpp"
 #include "sim/calibrate/fit.hpp"
 #include "sim/calibrate/measurements.hpp"
+#include "sim/calibrate/kineto.hpp"
 #include "sim/calibrate/stack_file.hpp"
+#include "sim/calibrate/trace_fit.hpp"
 #include "sim/core/cli_guards.hpp"
 #include "sim/core/error.hpp"
 #include "sim/uncertainty/annotate.hpp"
@@ -107,25 +110,70 @@ void print_text(const calibrate::Measurements& m, const calibrate::Calibration& 
   os << buf;
 }
 
+void print_traces(const std::vector<calibrate::KinetoTrace>& traces, const calibrate::TraceGemmFit& tf, const GpuSpec& gpu,
+                  std::ostream& os) {
+  char buf[512];
+  size_t shape = 0;
+  for (const auto& t : traces) {
+    std::snprintf(buf, sizeof buf,
+                  "trace %s (%s): %d GPU kernels, %.1f ms; shaped GEMMs %.1f%%, unmatched %.1f%%, NCCL %.1f ms (one rank)\n",
+                  t.file.c_str(), t.device.c_str(), t.kernels, t.gpu_time_us / 1e3, 100 * (1 - t.unmatched_share()),
+                  100 * t.unmatched_share(), t.nccl_time_us / 1e3);
+    os << buf;
+    for (const auto& g : t.gemms) {
+      const double model = shape < tf.model_tflops.size() ? tf.model_tflops[shape] : 0;
+      ++shape;
+      std::snprintf(buf, sizeof buf, "  %-12s B%lld M%lld N%lld K%lld x%d  %8.1f TFLOP/s (%.3f of peak)  model %8.1f  %s\n",
+                    g.op.c_str(), g.b, g.m, g.n, g.k, g.count, g.tflops_mean, g.tflops_mean * 1e12 / gpu.peak_bf16.si(),
+                    model, g.dtype.c_str());
+      os << buf;
+    }
+  }
+  if (tf.shapes > 0) {
+    std::snprintf(buf, sizeof buf,
+                  "from %d traced 16-bit GEMM shapes: gemm_efficiency %.4f (preset %.4f), gemm_half_efficiency_work %.4g "
+                  "GFLOP (preset %.4g); time-weighted |error| of the shapes %.1f%% -> %.1f%%\n\n",
+                  tf.shapes, tf.gemm_efficiency, gpu.gemm_efficiency, tf.gemm_half_efficiency_work / 1e9,
+                  gpu.gemm_half_efficiency_work.si() / 1e9, 100 * tf.error_preset, 100 * tf.error_fit);
+    os << buf;
+  }
+}
+
 void run_calibrate(const CalibrateArgs& a) {
   guards::output_file(a.out, "-o", "the software file");
   guards::count(a.draws, "--draws", 0, 10000, "bootstrap resamples");
   uncertainty::check_level(a.level, "--level");
-  for (const auto& t : a.traces) guards::input_file(t, "--trace", "a PyTorch profiler (Kineto) trace");
+  for (const auto& t : a.traces)
+    guards::input_file(t, "--trace", "a PyTorch profiler (Kineto) trace, .json or .json.gz", std::uintmax_t{1} << 31);
   for (const auto& t : a.nccl_tests) guards::input_file(t, "--nccl-tests", "an nccl-tests log");
-  if (!a.traces.empty() || !a.nccl_tests.empty())
-    throw ConfigError("", a.traces.empty() ? "--nccl-tests" : "--trace",
-                      "not read by this build yet: calibrate fits measured step times only (MEASUREMENTS.csv); "
-                      "traces and nccl-tests logs are the next part of issue 37");
+  if (!a.nccl_tests.empty())
+    throw ConfigError("", "--nccl-tests", "not read by this build yet: calibrate fits measured step times "
+                                          "(MEASUREMENTS.csv) and profiler traces' GEMMs (--trace); nccl-tests logs are "
+                                          "the next part of issue 37");
   const auto t0 = std::chrono::steady_clock::now();
   const calibrate::Measurements m = calibrate::read_measurements(a.measurements, a.base);
   calibrate::FitOptions o;
+  // Traces first: the GEMM ceiling they measure is then held while the rows fit the rest.
+  std::vector<calibrate::KinetoTrace> traces;
+  const ClusterSpec& cluster = m.rows.front().scenario.cluster;
+  for (const auto& path : a.traces) {
+    traces.push_back(calibrate::read_kineto(path));
+    calibrate::check_trace_gpu(traces.back(), cluster.gpu);
+  }
+  calibrate::TraceGemmFit tf;
+  if (!traces.empty()) {
+    tf = calibrate::fit_trace_gemms(traces, cluster.gpu,
+                                    calibrate::for_gpu(calibrate::stack_parameter("gemm_efficiency", "--trace"), cluster.gpu),
+                                    calibrate::stack_parameter("gemm_half_efficiency_work", "--trace"));
+    if (tf.shapes > 0) o.fixed.emplace_back("gemm_efficiency", tf.gemm_efficiency);
+    if (tf.shapes >= 2) o.fixed.emplace_back("gemm_half_efficiency_work", tf.gemm_half_efficiency_work);
+  }
   o.fit = split_names(a.fit);
   o.draws = a.draws;
   o.seed = a.seed;
   o.level = a.level;
   const calibrate::Calibration c = calibrate::calibrate(m, o);
-  calibrate::StackInputs in{a.traces, a.nccl_tests, a.seed};
+  calibrate::StackInputs in{a.traces, a.nccl_tests, a.seed, traces, tf};
   calibrate::write_stack_file(a.out, calibrate::stack_yaml(m, c, in));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (a.json) {
@@ -133,6 +181,7 @@ void run_calibrate(const CalibrateArgs& a) {
     j["file"] = a.out;
     std::cout << j.dump() << "\n";
   } else {
+    print_traces(traces, tf, cluster.gpu, std::cout);
     print_text(m, c, a.out, seconds, std::cout);
   }
 }

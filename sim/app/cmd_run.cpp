@@ -21,6 +21,7 @@
 #include "sim/pipeline/run_trace.hpp"
 #include "sim/results/progress.hpp"
 #include "sim/uncertainty/annotate.hpp"
+#include "sim/uncertainty/user_calibration.hpp"
 #include "sim/uncertainty/compare.hpp"
 #include "sim/uncertainty/inputs.hpp"
 #include "sim/uncertainty/waterfall_interval.hpp"
@@ -94,7 +95,7 @@ void print_uncertainty(const RunUncertainty& u, std::ostream& out) {
                 u.waterfall.parallel_scaling_efficiency.lo, u.waterfall.parallel_scaling_efficiency.hi,
                 u.waterfall.ettr.lo, u.waterfall.ettr.hi, u.waterfall.resource_utilization.lo,
                 u.waterfall.resource_utilization.hi);
-  out << buf << "  provenance: " << uncertainty::grade_name(u.step.provenance.grade) << " - " << u.step.provenance.why
+  out << buf << "  provenance: " << uncertainty::grade_label(u.step.provenance) << " - " << u.step.provenance.why
       << "\n";
 }
 

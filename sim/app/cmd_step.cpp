@@ -21,6 +21,7 @@
 #include "sim/step/step_model.hpp"
 #include "sim/step/trace.hpp"
 #include "sim/uncertainty/annotate.hpp"
+#include "sim/uncertainty/user_calibration.hpp"
 #include "sim/uncertainty/inputs.hpp"
 
 namespace fleetsim::app {
@@ -47,12 +48,13 @@ void print_uncertainty(const StepResult& r, const uncertainty::StepUncertainty& 
   }
   char buf[512];
   std::snprintf(buf, sizeof buf,
-                "\n%.0f%% intervals (model-form error of judged published cases%s, sim/uncertainty)\n"
+                "\n%.0f%% intervals (model-form error of %s%s, sim/uncertainty)\n"
                 "  time of one training iteration  %.4g s  [%.4g, %.4g]\n"
                 "  model FLOPs utilization         %.4f  [%.4f, %.4f]\n",
-                100 * u.level, spread ? " and the declared uncertain inputs" : "", r.iteration_time.si(), t.lo, t.hi,
+                100 * u.level, uncertainty::grade_label(u.provenance) == "calibrated (user data)" || u.provenance.why.rfind("outside the software file", 0) == 0 ? "the software file's held-out rows" : "judged published cases",
+                spread ? " and the declared uncertain inputs" : "", r.iteration_time.si(), t.lo, t.hi,
                 r.mfu, m.lo, m.hi);
-  out << buf << "  provenance: " << uncertainty::grade_name(u.provenance.grade) << " - " << u.provenance.why << "\n";
+  out << buf << "  provenance: " << uncertainty::grade_label(u.provenance) << " - " << u.provenance.why << "\n";
   out << "  judged by:";
   for (size_t i = 0; i < u.provenance.sources.size(); ++i) out << (i ? "; " : " ") << u.provenance.sources[i];
   out << "\n";

@@ -10,6 +10,7 @@
 #include "sim/core/error.hpp"
 #include "sim/step/step_model.hpp"
 #include "sim/uncertainty/parameter_bootstrap.hpp"
+#include "sim/uncertainty/user_calibration.hpp"
 
 namespace fleetsim::calibrate {
 namespace {
@@ -36,9 +37,11 @@ struct Problem {
   std::vector<const StackParameter*> params;
   VectorXd lo, hi;  // bounds of log(value)
   long long* evaluations;
+  std::vector<std::pair<const StackParameter*, double>> fixed;  // from traces
 
   [[nodiscard]] double predict(size_t row, const VectorXd& u) const {
     ClusterSpec c = m.rows[row].scenario.cluster;
+    for (const auto& [p, v] : fixed) p->set(c, v);
     for (size_t k = 0; k < params.size(); ++k) params[k]->set(c, std::exp(u[static_cast<Eigen::Index>(k)]));
     ++*evaluations;
     return evaluate_step(c, m.rows[row].scenario.workload).iteration_time.si();
@@ -163,6 +166,7 @@ const char* status_name(ParameterStatus s) {
     case ParameterStatus::SetByColumn: return "set by a column";
     case ParameterStatus::Unset: return "not set by the preset (0)";
     case ParameterStatus::NotAsked: return "set by the preset (not asked)";
+    case ParameterStatus::FromTraces: return "fitted on traces";
   }
   return "";
 }
@@ -173,13 +177,6 @@ int Calibration::fitted_count() const {
   return n;
 }
 
-double conformal_half_width(std::vector<double> a, double level) {
-  const auto n = static_cast<double>(a.size());
-  const auto k = static_cast<size_t>(std::ceil((n + 1) * level));
-  if (a.empty() || k > a.size()) return -1;
-  std::sort(a.begin(), a.end());
-  return a[k - 1];
-}
 
 Calibration calibrate(const Measurements& m, const FitOptions& o) {
   Calibration out;
@@ -206,7 +203,13 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
     f.preset = f.value = f.lo = f.hi = p.get(ref);
     bool by_column = false;
     for (const auto& c : m.columns) by_column = by_column || c == p.key;
-    if (!asked.empty() && !asked.count(p.name)) {
+    bool from_traces = false;
+    for (const auto& [name, v] : o.fixed)
+      if (name == p.name) from_traces = true, f.value = f.lo = f.hi = v;
+    if (from_traces) {
+      f.status = ParameterStatus::FromTraces;
+      f.why = "fitted on the profiler traces' GEMM shapes (--trace); held while the rows fit the rest";
+    } else if (!asked.empty() && !asked.count(p.name)) {
       f.status = ParameterStatus::NotAsked;
       f.why = "not in --fit";
     } else if (by_column) {
@@ -235,7 +238,9 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
     if (fits[k].status == ParameterStatus::Fitted) cand.push_back(k);
   auto problem_for = [&](const std::vector<size_t>& idx) {
     Problem P{m, {}, VectorXd(static_cast<Eigen::Index>(idx.size())), VectorXd(static_cast<Eigen::Index>(idx.size())),
-              &evaluations};
+              &evaluations, {}};
+    for (const auto& f : fits)
+      if (f.status == ParameterStatus::FromTraces) P.fixed.emplace_back(&f.p, f.value);
     for (size_t j = 0; j < idx.size(); ++j) {
       P.params.push_back(&fits[idx[j]].p);
       P.lo[static_cast<Eigen::Index>(j)] = std::log(fits[idx[j]].p.lo);
@@ -326,7 +331,7 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
     rf.measured_s = m.rows[i].measured_time_s;
     ++evaluations;
     rf.preset_s = evaluate_step(m.rows[i].scenario.cluster, m.rows[i].scenario.workload).iteration_time.si();
-    rf.fitted_s = cand.empty() ? rf.preset_s : P.predict(i, u);
+    rf.fitted_s = cand.empty() && P.fixed.empty() ? rf.preset_s : P.predict(i, u);
     rf.held_out_s = rf.fitted_s;
   }
   // Cross-validation: every calibration row predicted by a fit that did not see it, fitted the
@@ -387,7 +392,7 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
     }
   }
   for (auto& f : fits)
-    if (f.status != ParameterStatus::Fitted) f.lo = f.hi = f.value = f.preset;
+    if (f.status != ParameterStatus::Fitted && f.status != ParameterStatus::FromTraces) f.lo = f.hi = f.value = f.preset;
 
   std::vector<double> ep, ef, eh, jp, jf, abs_log_held;
   for (size_t i = 0; i < m.rows.size(); ++i) {
@@ -409,7 +414,7 @@ Calibration calibrate(const Measurements& m, const FitOptions& o) {
   out.calibration_held_out = mean_abs(eh);
   out.judged_preset = mean_abs(jp);
   out.judged_fitted = mean_abs(jf);
-  out.interval_half_width = conformal_half_width(abs_log_held, o.level);
+  out.interval_half_width = uncertainty::conformal_half_width(abs_log_held, o.level);
   out.parameters = std::move(fits);
   out.evaluations = evaluations;
   return out;

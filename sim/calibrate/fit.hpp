@@ -19,9 +19,12 @@ struct FitOptions {
   int draws = 200;               // bootstrap resamples
   std::uint64_t seed = 37;       // their stream
   double level = 0.8;            // of the bootstrap ranges and the prediction interval
+  // Parameters already fitted elsewhere (profiler traces: trace_fit.hpp), applied to every row
+  // and not refitted on the CSV rows.
+  std::vector<std::pair<std::string, double>> fixed;
 };
 
-enum class ParameterStatus { Fitted, NotExercised, Collinear, TooFewRows, SetByColumn, Unset, NotAsked };
+enum class ParameterStatus { Fitted, NotExercised, Collinear, TooFewRows, SetByColumn, Unset, NotAsked, FromTraces };
 [[nodiscard]] const char* status_name(ParameterStatus s);
 
 struct ParameterFit {
@@ -71,8 +74,5 @@ struct Calibration {
 // minimum) or span more than one GPU type.
 [[nodiscard]] Calibration calibrate(const Measurements& m, const FitOptions& o);
 
-// The conformal half-width (log T) at `level` of |log residuals|: the ceil((n+1) level)-th
-// smallest (Lei et al. 2018; as sim/uncertainty/step_interval.cpp), or -1 when that rank exceeds n.
-[[nodiscard]] double conformal_half_width(std::vector<double> abs_log_residuals, double level);
 
 }  // namespace fleetsim::calibrate

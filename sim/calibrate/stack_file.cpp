@@ -125,8 +125,42 @@ Json stack_json(const Measurements& m, const Calibration& c, const StackInputs& 
   cal["bootstrap"] = boot;
   cal["evaluations"] = static_cast<long long>(c.evaluations);
   Json traces = Json::array();
-  for (const auto& t : in.traces) traces.push_back(t);
+  for (const auto& t : in.trace_summaries) {
+    Json e = Json::object();
+    e["file"] = t.file;
+    e["device"] = t.device;
+    e["gpu_kernels"] = t.kernels;
+    e["gpu_time_us"] = t.gpu_time_us;
+    e["shaped_gemm_share"] = 1 - t.unmatched_share();
+    e["unmatched_share"] = t.unmatched_share();
+    e["nccl_time_us"] = t.nccl_time_us;
+    Json gemms = Json::array();
+    for (const auto& g : t.gemms) {
+      Json q = Json::object();
+      q["op"] = g.op;
+      q["b"] = static_cast<long long>(g.b);
+      q["m"] = static_cast<long long>(g.m);
+      q["n"] = static_cast<long long>(g.n);
+      q["k"] = static_cast<long long>(g.k);
+      q["dtype"] = g.dtype;
+      q["count"] = g.count;
+      q["tflops_mean"] = g.tflops_mean;
+      q["gpu_time_us_mean"] = g.gpu_time_us_mean;
+      gemms.push_back(q);
+    }
+    e["gemms"] = gemms;
+    traces.push_back(e);
+  }
   cal["traces"] = traces;
+  if (in.trace_fit.shapes > 0) {
+    Json tf = Json::object();
+    tf["gemm_efficiency"] = in.trace_fit.gemm_efficiency;
+    tf["gemm_half_efficiency_work"] = in.trace_fit.gemm_half_efficiency_work;
+    tf["shapes"] = in.trace_fit.shapes;
+    tf["error_preset"] = in.trace_fit.error_preset;
+    tf["error_fit"] = in.trace_fit.error_fit;
+    cal["trace_gemm_fit"] = tf;
+  }
   Json nccl = Json::array();
   for (const auto& t : in.nccl_tests) nccl.push_back(t);
   cal["nccl_tests"] = nccl;

@@ -9,7 +9,9 @@
 #include <vector>
 
 #include "sim/calibrate/fit.hpp"
+#include "sim/calibrate/kineto.hpp"
 #include "sim/calibrate/measurements.hpp"
+#include "sim/calibrate/trace_fit.hpp"
 #include "sim/results/json.hpp"
 
 namespace fleetsim::calibrate {
@@ -19,6 +21,8 @@ struct StackInputs {
   std::vector<std::string> traces;
   std::vector<std::string> nccl_tests;
   std::uint64_t seed = 0;
+  std::vector<KinetoTrace> trace_summaries;  // what each trace gave
+  TraceGemmFit trace_fit;
 };
 
 // The file's text (YAML).

@@ -8,6 +8,7 @@
 #include "sim/config/resolve.hpp"
 #include "sim/config/scenario_tree.hpp"
 #include "sim/config/scenario_builder.hpp"
+#include "sim/config/software_file.hpp"
 #include "sim/config/yaml_source.hpp"
 #include "sim/core/error.hpp"
 
@@ -105,8 +106,11 @@ ScenarioTree read_tree(const std::string& path, const YAML::Node* doc) {
 
 ScenarioTree read_scenario_tree(const std::string& scenario) { return read_tree(locate_scenario(scenario), nullptr); }
 
-Scenario apply_sets(const ScenarioTree& tree, const std::vector<std::string>& sets) {
+Scenario apply_sets(const ScenarioTree& tree, const std::vector<std::string>& given) {
   const std::string& path = tree.path;
+  // `--set software=FILE`: a fleetsim calibrate file's fitted values as overrides (software_file.hpp).
+  std::vector<std::string> sets = given;
+  std::shared_ptr<const SoftwareCalibration> software = expand_software_sets(sets);
   Resolver r(tree.node_budget);
   r.allow_uncertain_values(true);
   // merge() builds a fresh tree, and resolve() and the emitter only read, so `tree` stays as it
@@ -123,6 +127,7 @@ Scenario apply_sets(const ScenarioTree& tree, const std::vector<std::string>& se
   try {
     Scenario s = build_scenario(params, path, emit.c_str());
     s.declared_inputs = collect_declared_inputs(std::move(params), path, s.resolved_yaml);
+    remember_software(s, std::move(software));
     return s;
   } catch (const ConfigError& e) {
     if (sets.empty()) throw;

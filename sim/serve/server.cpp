@@ -2,6 +2,7 @@
 
 #include <httplib.h>
 
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -57,7 +58,8 @@ std::map<std::string, Asset> load_assets(std::string& chart_js_note) {
   std::map<std::string, Asset> a;
   const std::pair<const char*, const char*> files[] = {
       {"index.html", "text/html; charset=utf-8"}, {"app.js", "text/javascript; charset=utf-8"},
-      {"charts.js", "text/javascript; charset=utf-8"}, {"style.css", "text/css; charset=utf-8"}};
+      {"charts.js", "text/javascript; charset=utf-8"}, {"views.js", "text/javascript; charset=utf-8"},
+      {"style.css", "text/css; charset=utf-8"}};
   for (const auto& [name, type] : files) {
     std::string body = read_whole(dir + "/" + name);
     if (body.empty()) throw ConfigError(dir + "/" + name, "", "the studio's page is missing (reinstall fleetsim)");
@@ -89,14 +91,60 @@ void reply_error(httplib::Response& res, int status, const Json& body) {
   res.set_content(body.dump(0) + "\n", "application/json");
 }
 
+// %XX and '+' decoded; a bad escape is kept as typed (the loader then names the odd value).
+std::string url_decode(const std::string& s) {
+  std::string out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '+') {
+      out += ' ';
+    } else if (s[i] == '%' && i + 2 < s.size() && std::isxdigit(static_cast<unsigned char>(s[i + 1])) &&
+               std::isxdigit(static_cast<unsigned char>(s[i + 2]))) {
+      out += static_cast<char>(std::stoi(s.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += s[i];
+    }
+  }
+  return out;
+}
+
+// The query as typed: a name is what comes before the FIRST '=' ("set=cluster.gpus=8192" is the
+// override cluster.gpus=8192, as a hand-edited link writes it; the page sends %3D).
+std::vector<std::pair<std::string, std::string>> query_pairs(const httplib::Request& req) {
+  std::vector<std::pair<std::string, std::string>> out;
+  const size_t q = req.target.find('?');
+  if (q == std::string::npos) return out;
+  const std::string query = req.target.substr(q + 1);
+  for (size_t start = 0; start <= query.size();) {
+    size_t amp = query.find('&', start);
+    if (amp == std::string::npos) amp = query.size();
+    const std::string part = query.substr(start, amp - start);
+    if (!part.empty()) {
+      const size_t eq = part.find('=');
+      out.emplace_back(url_decode(part.substr(0, eq)), eq == std::string::npos ? "" : url_decode(part.substr(eq + 1)));
+    }
+    start = amp + 1;
+  }
+  return out;
+}
+
 // Query: scenario=NAME (or plan=NAME), set=K=V (repeatable); body: an uploaded scenario's text.
-ScenarioRequest scenario_request(const httplib::Request& req) {
+ScenarioRequest scenario_request(const httplib::Request& req, std::string* plan = nullptr) {
   ScenarioRequest r;
-  if (req.get_param_value_count("scenario") > 1) throw ConfigError("", "scenario", "give one scenario");
-  r.scenario = req.get_param_value("scenario");
-  const size_t n = req.get_param_value_count("set");
-  if (n > kMaxSets) throw ConfigError("", "set", "at most " + std::to_string(kMaxSets) + " overrides in one request");
-  for (size_t i = 0; i < n; ++i) r.sets.push_back(req.get_param_value("set", i));
+  int scenarios = 0;
+  for (const auto& [name, value] : query_pairs(req)) {
+    if (name == "set") {
+      if (r.sets.size() >= kMaxSets) throw ConfigError("", "set", "at most " + std::to_string(kMaxSets) + " overrides in one request");
+      r.sets.push_back(value);
+    } else if (name == "scenario") {
+      r.scenario = value;
+      ++scenarios;
+    } else if (name == "plan" && plan) {
+      *plan = value;
+    }
+  }
+  if (scenarios > 1) throw ConfigError("", "scenario", "give one scenario");
   if (!req.body.empty()) r.upload = req.body;
   return r;
 }
@@ -242,10 +290,11 @@ void serve(const ServerOptions& o, const std::function<void(const std::string&)>
 
   svr.Get("/api/plan", [studio](const httplib::Request& req, httplib::Response& res) {
     PlanRequest r;
-    r.plan = req.get_param_value("plan");
-    const size_t n = req.get_param_value_count("set");
-    if (n > kMaxSets) return reply_error(res, 400, error_json("at most " + std::to_string(kMaxSets) + " overrides", "set"));
-    for (size_t i = 0; i < n; ++i) r.sets.push_back(req.get_param_value("set", i));
+    try {
+      r.sets = scenario_request(req, &r.plan).sets;
+    } catch (const ConfigError& e) {
+      return reply_error(res, 400, error_json(e.what(), e.key(), e.file()));
+    }
     if (auto hit = studio->cached(studio->plan_key(r))) return res.set_content(*hit + "\n", "application/x-ndjson");
     stream_work(res, [studio, r](const ProgressFn& progress) { return studio->plan(r, progress); });
   });
@@ -279,7 +328,8 @@ void serve(const ServerOptions& o, const std::function<void(const std::string&)>
 
   if (o.port == 0) {
     port = svr.bind_to_any_port(o.host);
-    if (port < 0) throw ConfigError("", "--host", "cannot listen on " + o.host + " (no free port)");
+    if (port < 0)
+      throw ConfigError("", "--host", "cannot listen on " + o.host + " (not an address of this machine, or no free port)");
   } else if (!svr.bind_to_port(o.host, o.port)) {
     throw ConfigError("", "--port", "cannot listen on " + o.host + ":" + std::to_string(o.port) +
                                         " (in use, or not an address of this machine); --port 0 picks a free port");

@@ -228,21 +228,20 @@ std::shared_ptr<const std::string> Studio::plan(const PlanRequest& r, const Prog
   if (auto hit = cached(key)) return hit;
   plan::EvaluateOptions opt;
   opt.threads = threads_;
-  // sim/plan has no cancellation point: once the page lets go, the evaluation finishes quietly
-  // and its answer is kept (a plan's work is bounded by its candidate space).
-  auto listening = std::make_shared<std::atomic<bool>>(true);
+  // Throwing from the progress callback stops the evaluation: sim/plan/evaluate.cpp calls it
+  // inside its workers' try (parallel_for) or between groups on the calling thread.
   if (progress)
-    opt.progress = [&progress, listening](int done, int total) {
-      if (*listening && !progress(done, total)) *listening = false;
+    opt.progress = [&progress](const plan::Progress& p) {
+      if (!progress(p.designs_done, p.designs)) throw Cancelled{};
     };
   const plan::Evaluation ev = plan::evaluate_plan(spec, opt);
+  plan::require_some_valid_design(spec, ev);  // as fleetsim plan: no design can run is bad input
   const plan::Summary s = plan::summarize(spec, ev.designs);
   Json env = Json::object();
   env["result"] = plan::to_json(spec, ev, s);
   env["cli"] = plan_cli_command(r);
   auto text = std::make_shared<const std::string>(env.dump(0));
   remember(key, text);
-  if (!*listening) throw Cancelled{};
   return text;
 }
 

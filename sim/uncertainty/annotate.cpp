@@ -7,6 +7,7 @@
 #include "sim/core/error.hpp"
 #include "sim/uncertainty/parameter_bootstrap.hpp"
 #include "sim/uncertainty/residuals.hpp"
+#include "sim/uncertainty/user_calibration.hpp"
 
 namespace fleetsim::uncertainty {
 
@@ -18,7 +19,10 @@ void check_level(double level, const std::string& key) {
 StepUncertainty scenario_step_uncertainty(const Scenario& s, double level) {
   const StepUncertainty u = step_uncertainty(step_features(s), shipped_step_residuals(), level);
   ParameterTerm p = parameter_term(s.cluster, s.workload, shipped_parameter_draws(), level);
-  return add_parameter_term(u, p.half_width, std::move(p.parameters));
+  StepUncertainty shipped = add_parameter_term(u, p.half_width, std::move(p.parameters));
+  // A user's software file grades the prediction by its own held-out residuals (user_calibration.hpp).
+  if (const auto software = config::software_of(s)) return user_step_uncertainty(s, *software, level, shipped);
+  return shipped;
 }
 
 Interval time_interval(double predicted, const StepUncertainty& u) {
@@ -63,7 +67,7 @@ Json interval_json(const Interval& i) {
 
 Json provenance_json(const Provenance& p) {
   Json j = Json::object();
-  j["grade"] = grade_name(p.grade);
+  j["grade"] = grade_label(p);
   j["why"] = p.why;
   Json sources = Json::array();
   for (const auto& s : p.sources) sources.push_back(s);

@@ -57,6 +57,12 @@ def test_a_bad_value_gets_the_loaders_message_and_key(server):
         err = json.loads(e.read())["error"]
     assert err["key"] == "cluster.gpus"
     assert "'abc' is not an integer" in err["message"]
+    # A hand-typed link with a raw '=' in the override means the same.
+    try:
+        urllib.request.urlopen(f"{server.base}/api/run?set=cluster.gpus=abc", timeout=30)
+        raise AssertionError("a bad value was accepted")
+    except urllib.error.HTTPError as e:
+        assert json.loads(e.read())["error"]["key"] == "cluster.gpus"
 
 
 def test_a_path_from_the_client_is_refused_and_never_opened(server):
@@ -183,7 +189,7 @@ def test_a_thousand_hostile_requests_leave_the_server_up_and_answering(server):
 
 
 def test_the_page_and_its_assets_carry_a_content_security_policy(server):
-    for path in ("/", "/app.js", "/charts.js", "/style.css", "/chart.js", "/api/catalog"):
+    for path in ("/", "/app.js", "/charts.js", "/views.js", "/style.css", "/chart.js", "/api/catalog"):
         with urllib.request.urlopen(server.base + path, timeout=30) as r:
             csp = r.headers.get("Content-Security-Policy", "")
             assert "default-src 'none'" in csp and "script-src 'self'" in csp, (path, csp)
@@ -229,28 +235,35 @@ def test_an_uploaded_scenario_gives_the_numbers_of_fleetsim_run_on_that_file(ser
         assert e.code == 400 and json.loads(e.read())["error"]["key"] == "extends"
 
 
-def test_closing_the_connection_cancels_a_long_run(server):
-    """The page's Cancel closes the request; the run stops at its next progress line and is not
-    kept. Checked without a clock: after a later request has had the compute lane, the long state
-    is asked again and answers with progress (computing afresh), not at once from the cache."""
-    long_state = query(["run.replications=50000"])
-    request = f"GET /api/run?{long_state} HTTP/1.1\r\nHost: 127.0.0.1:{server.port}\r\n\r\n".encode()
+def _first_line_then_close(port: int, target: str) -> bytes:
+    """The answer up to its first NDJSON line; then the connection closes, as the page's Cancel does."""
+    with socket.create_connection(("127.0.0.1", port), timeout=120) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
+        data = b""
+        while b"\r\n\r\n" not in data or b"}\n" not in data.split(b"\r\n\r\n", 1)[1]:
+            chunk = s.recv(4096)
+            if not chunk:
+                break
+            data += chunk
+        return data
 
-    def first_line_then_close() -> bytes:
-        with socket.create_connection(("127.0.0.1", server.port), timeout=120) as s:
-            s.sendall(request)
-            data = b""
-            while b"\r\n\r\n" not in data or b"}\n" not in data.split(b"\r\n\r\n", 1)[1]:
-                chunk = s.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-            return data
 
-    assert b'"progress"' in first_line_then_close()
-    assert "result" in api_run(server.base, SMALL + ["failures.rate_scale=4"])  # the lane is free again
-    assert b'"progress"' in first_line_then_close(), "the cancelled run was finished and cached"
+def test_closing_the_connection_cancels_a_long_run_and_a_plan(server):
+    """The run (or plan) stops at its next progress line and is not kept. Checked without a clock:
+    after a later request has had the compute lane, the long state is asked again and answers with
+    progress (computing afresh), not at once from the cache."""
+    for target in (f"/api/run?{query(['run.replications=50000'])}", "/api/plan?plan=plan-405b-15t"):
+        assert b'"progress"' in _first_line_then_close(server.port, target), target
+        assert "result" in api_run(server.base, SMALL + ["failures.rate_scale=4"])  # the lane is free again
+        assert b'"progress"' in _first_line_then_close(server.port, target), f"{target}: finished and cached"
     assert server.alive()
+
+
+def test_a_bad_start_exits_2_naming_the_argument():
+    for args, key in ((["--port", "0", "no-such-scenario"], "scenario"), (["--port", "0", "--host", "nonsense.invalid"], "--host")):
+        proc = run_fleetsim("serve", *args, check=False, timeout=60)
+        assert proc.returncode == 2, proc
+        assert key in proc.stderr and "error:" in proc.stderr, proc.stderr
 
 
 def test_the_downloaded_scenario_yaml_reproduces_the_numbers(server, tmp_path):

@@ -138,7 +138,7 @@ TEST_CASE("a MoE layer with MLA lists its projections, router, experts and all-t
   CHECK(sc.mtp_projection.ops.size() > 0);
 }
 
-TEST_CASE("TP overlap hides each collective behind its own GEMM; every mechanism fits the fixed list", "[step][ops][unit]") {
+TEST_CASE("TP overlap hides each collective behind its own GEMM, every mechanism fits the fixed list", "[step][ops][unit]") {
   const Scenario s = config::load_scenario(
       "deepseek-v3-2048-h800",
       {"workload.parallel.tensor_model_parallel_size=2", "workload.parallel.sequence_parallel=true",

@@ -14,10 +14,16 @@
 #include <yaml-cpp/yaml.h>
 
 #include "sim/calibrate/fit.hpp"
+#include "sim/calibrate/kineto.hpp"
+#include "sim/calibrate/trace_fit.hpp"
+#include "sim/core/csv.hpp"
 #include "sim/calibrate/measurements.hpp"
 #include "sim/calibrate/stack_file.hpp"
 #include "sim/config/load.hpp"
 #include "sim/step/step_model.hpp"
+#include "sim/uncertainty/annotate.hpp"
+#include "sim/config/software_file.hpp"
+#include "sim/uncertainty/user_calibration.hpp"
 #include "tests/test_paths.hpp"
 
 namespace fs = std::filesystem;
@@ -41,6 +47,12 @@ void print_rows(const Measurements& m, const Calibration& c, bool judged_only) {
                 m.rows[i].judged ? "judged" : "calibration", c.rows[i].measured_s, 100 * c.rows[i].error_preset(),
                 100 * c.rows[i].error_fitted());
   }
+}
+
+StackInputs inputs_with_seed(std::uint64_t seed) {
+  StackInputs in;
+  in.seed = seed;
+  return in;
 }
 
 }  // namespace
@@ -141,7 +153,7 @@ TEST_CASE("calibrate recovers efficiencies from rows the step model generated wi
 
   // The software file holds the fit, its bounds, ranges and rows, and reads back as YAML.
   const std::string path = (dir / "stack.yaml").string();
-  write_stack_file(path, stack_yaml(m, c, StackInputs{{}, {}, o.seed}));
+  write_stack_file(path, stack_yaml(m, c, inputs_with_seed(o.seed)));
   const YAML::Node y = YAML::LoadFile(path);
   CHECK(y["kind"].as<std::string>() == "software");
   CHECK(y["parameters"]["gemm_efficiency"]["si"].as<double>() == Approx(g.value));
@@ -153,4 +165,119 @@ TEST_CASE("calibrate recovers efficiencies from rows the step model generated wi
   CHECK(y["rows"].size() == 8);
   CHECK(y["calibration"]["range"]["gpus"][0].as<int>() == 8);
   CHECK(y["calibration"]["range"]["gpus"][1].as<int>() == 32);
+}
+
+TEST_CASE("a prediction with --set software=FILE is graded calibrated (user data) inside the measured range and "
+          "extrapolated outside, saying why", "[validation][calibrate]") {
+  const auto m = read_measurements(fixture("dgxc_h100_bf16.csv"), fixture("dgxc-h100-base.yaml"));
+  FitOptions o;
+  o.draws = 20;
+  const auto c = calibrate(m, o);
+  const fs::path dir = fs::temp_directory_path() / ("fleetsim-calibrate-software-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  const std::string file = (dir / "dgxc.yaml").string();
+  write_stack_file(file, stack_yaml(m, c, inputs_with_seed(o.seed)));
+  // Row 4 of the fixture (Llama 3.1 70B on 64 GPUs, a calibration row) with the file: the fitted value.
+  std::vector<std::string> sets = m.rows[3].sets;
+  sets.push_back("software=" + file);
+  const auto s = fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), sets);
+  REQUIRE(fleetsim::config::software_of(s));
+  CHECK(s.cluster.gpu.gemm_efficiency == Approx(parameter(c, "gemm_efficiency").value).epsilon(1e-5));
+  CHECK(fleetsim::evaluate_step(s.cluster, s.workload).iteration_time.si() == Approx(c.rows[3].fitted_s).epsilon(1e-4));
+  const auto inside = fleetsim::uncertainty::scenario_step_uncertainty(s, 0.8);
+  CHECK(fleetsim::uncertainty::grade_label(inside.provenance) == "calibrated (user data)");
+  CHECK(inside.half_width == Approx(c.interval_half_width));
+  // An explicit --set of a fitted key wins over the file.
+  auto explicit_sets = sets;
+  explicit_sets.push_back("cluster.gpu.gemm_efficiency=0.75");
+  CHECK(fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), explicit_sets).cluster.gpu.gemm_efficiency == 0.75);
+  // 100x the GPUs, another GPU: extrapolated, widened, with the reason.
+  auto big = sets;
+  big.push_back("cluster.gpus=6400");
+  big.push_back("workload.training.global_batch_size=12800");
+  const auto far = fleetsim::uncertainty::scenario_step_uncertainty(fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), big), 0.8);
+  INFO(far.provenance.why);
+  CHECK(far.provenance.grade == fleetsim::uncertainty::Grade::Extrapolated);
+  CHECK(far.provenance.why.find("100x the largest measured (64)") != std::string::npos);
+  CHECK(far.half_width > inside.half_width);
+  auto other = sets;
+  other.push_back("cluster.gpu=h200-sxm-141gb");
+  const auto h200 = fleetsim::uncertainty::scenario_step_uncertainty(fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), other), 0.8);
+  CHECK(h200.provenance.why.find("new GPU: h200-sxm-141gb, calibrated on h100-sxm-80gb") != std::string::npos);
+  // Not a software file: exit-2 error naming it.
+  std::ofstream(dir / "not.yaml") << "cluster: {gpus: 8}\n";
+  auto bad = m.rows[0].sets;
+  bad.push_back("software=" + (dir / "not.yaml").string());
+  CHECK_THROWS_WITH(fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), bad),
+                    Catch::Contains("not.yaml") && Catch::Contains("not a software file"));
+}
+
+TEST_CASE("the TraceLens H100 trace's GEMMs come out within 2% of TraceLens's own reference table",
+          "[validation][calibrate]") {
+  // AMD-AGI/TraceLens@171dd74, Qwen1.5-0.5B forward on one H100 (tests/data/calibrate/make_tracelens_fixture.py):
+  // per shape, the mean over instances of 2 M N K / (the op's GPU time), against its GEMM.csv.
+  const auto t = read_kineto(fixture("tracelens_qwen_h100.json.gz"));
+  CHECK(t.device == "NVIDIA H100 80GB HBM3");
+  CHECK(t.kernels == 1707);
+  // The reference table opens with '#' lines naming its source: read the rest.
+  const fs::path tmp = fs::temp_directory_path() / ("fleetsim-tracelens-gemm-" + std::to_string(getpid()) + ".csv");
+  {
+    std::ifstream in(fixture("tracelens_qwen_h100_gemm.csv"));
+    std::ofstream out(tmp);
+    for (std::string line; std::getline(in, line);)
+      if (line.rfind("#", 0) != 0) out << line << "\n";
+  }
+  const auto ref = fleetsim::read_csv(tmp.string());
+  int compared = 0;
+  for (size_t i = 0; i < ref.size(); ++i) {
+    if (ref.at(i, "op") == "aten::bmm") continue;  // batched shapes: the table gives no batch count
+    const TraceGemm* found = nullptr;
+    for (const auto& g : t.gemms)
+      if (g.op == ref.at(i, "op") && g.m == ref.integer(i, "m") && g.n == ref.integer(i, "n") && g.k == ref.integer(i, "k"))
+        found = &g;
+    REQUIRE(found != nullptr);
+    const double err = found->tflops_mean / ref.num(i, "tflops_mean") - 1;
+    std::printf("  %-11s M%lld N%lld K%lld x%d: %.1f TFLOP/s, TraceLens %.1f (%+.2f%%)\n", found->op.c_str(), found->m,
+                found->n, found->k, found->count, found->tflops_mean, ref.num(i, "tflops_mean"), 100 * err);
+    CHECK(found->count == ref.integer(i, "count"));
+    CHECK(std::fabs(err) <= 0.02);
+    ++compared;
+  }
+  CHECK(compared == 4);
+  CHECK(t.unmatched_share() > 0);
+  CHECK(t.unmatched_share() < 1);
+  // The step model's GEMM curve fitted on the four 16-bit shapes: time-weighted error 61.4% at
+  // H100's preset (its 28 GFLOP roll-off is far too slow for these 19-52 GFLOP GEMMs) -> 7.2%.
+  fleetsim::GpuSpec h100 = fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml")).cluster.gpu;
+  const auto tf = fit_trace_gemms({t}, h100, for_gpu(stack_parameter("gemm_efficiency", "test"), h100),
+                                  stack_parameter("gemm_half_efficiency_work", "test"));
+  std::printf("TraceLens H100 GEMMs: fitted gemm_efficiency %.4f, gemm_half_efficiency_work %.3g FLOP; error %.1f%% -> %.1f%%\n",
+              tf.gemm_efficiency, tf.gemm_half_efficiency_work, 100 * tf.error_preset, 100 * tf.error_fit);
+  CHECK(tf.shapes == 4);
+  CHECK(tf.error_fit < tf.error_preset);
+  CHECK(tf.error_fit <= 0.08);
+  CHECK(tf.gemm_efficiency <= 0.80);  // H100's measured ceiling
+}
+
+TEST_CASE("calibrate refuses a trace of another GPU, an empty, truncated or non-trace file", "[config][calibrate]") {
+  const auto t = read_kineto(fixture("tracelens_qwen_h100.json.gz"));
+  fleetsim::GpuSpec a100;
+  a100.name = "a100-sxm-80gb";
+  CHECK_THROWS_WITH(check_trace_gpu(t, a100), Catch::Contains("tracelens_qwen_h100.json.gz") &&
+                                                  Catch::Contains("deviceProperties") && Catch::Contains("a100-sxm-80gb"));
+  fleetsim::GpuSpec h100;
+  h100.name = "h100-sxm-80gb";
+  CHECK_NOTHROW(check_trace_gpu(t, h100));
+  const fs::path dir = fs::temp_directory_path() / ("fleetsim-calibrate-trace-" + std::to_string(getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "empty.json") << "";
+  std::ofstream(dir / "cut.json") << "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"kernel\", \"dur\": 3";
+  std::ofstream(dir / "other.json") << "{\"rows\": []}";
+  std::ofstream(dir / "nogpu.json") << "{\"traceEvents\": [{\"ph\": \"X\", \"cat\": \"cpu_op\", \"dur\": 3}]}";
+  std::ofstream(dir / "notgz.json.gz") << "\x1f\x8b\x08garbage";
+  CHECK_THROWS_WITH(read_kineto((dir / "empty.json").string()), Catch::Contains("empty.json") && Catch::Contains("empty"));
+  CHECK_THROWS_WITH(read_kineto((dir / "cut.json").string()), Catch::Contains("cut.json") && Catch::Contains("truncated JSON"));
+  CHECK_THROWS_WITH(read_kineto((dir / "other.json").string()), Catch::Contains("traceEvents"));
+  CHECK_THROWS_WITH(read_kineto((dir / "nogpu.json").string()), Catch::Contains("no GPU kernel"));
+  CHECK_THROWS_WITH(read_kineto((dir / "notgz.json.gz").string()), Catch::Contains("notgz.json.gz"));
 }

@@ -2,6 +2,7 @@
 #include "sim/config/software_file.hpp"
 
 #include <deque>
+#include <filesystem>
 #include <map>
 #include <mutex>
 #include <set>
@@ -116,12 +117,26 @@ std::shared_ptr<const SoftwareCalibration> software_of(const Scenario& s) {
   return it == r.by_yaml.end() ? nullptr : it->second;
 }
 
+namespace {
+bool is_calibrate_file(const std::string& value) {
+  std::error_code ec;
+  if (value.empty() || !std::filesystem::is_regular_file(value, ec)) return false;
+  try {
+    return YAML::LoadFile(value)["calibration"].IsDefined();
+  } catch (const YAML::Exception&) {
+    return false;  // not YAML: the software key's loader names the file and what is wrong
+  }
+}
+}  // namespace
+
 std::shared_ptr<const SoftwareCalibration> expand_software_sets(std::vector<std::string>& sets) {
   std::string file;
   std::vector<std::string> rest;
   std::set<std::string> explicit_keys;
   for (const auto& s : sets) {
-    if (s.rfind(kPrefix, 0) == 0) {
+    // Only a file that fleetsim calibrate wrote (it has a `calibration:` record) is expanded here;
+    // a preset name or a stack file of models/software/'s form goes on to the `software:` key.
+    if (s.rfind(kPrefix, 0) == 0 && is_calibrate_file(s.substr(std::string(kPrefix).size()))) {
       if (!file.empty())
         throw ConfigError("--set " + s, "software", "a second software file (the first: " + file + "); give one");
       file = s.substr(std::string(kPrefix).size());

@@ -209,7 +209,7 @@ TEST_CASE("a prediction with --set software=FILE is graded calibrated (user data
   auto bad = m.rows[0].sets;
   bad.push_back("software=" + (dir / "not.yaml").string());
   CHECK_THROWS_WITH(fleetsim::config::load_scenario(fixture("dgxc-h100-base.yaml"), bad),
-                    Catch::Contains("not.yaml") && Catch::Contains("not a software file"));
+                    Catch::Contains("not.yaml") && Catch::Contains("software.cluster: unknown key"));
 }
 
 TEST_CASE("the TraceLens H100 trace's GEMMs come out within 2% of TraceLens's own reference table",

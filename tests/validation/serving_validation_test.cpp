@@ -35,7 +35,7 @@ void print(const std::vector<fleetsim::ValidationCase>& v) {
 }  // namespace
 
 TEST_CASE("TensorRT-LLM v0.17 perf overview, judged TP > 1 rows: output tokens/s per GPU, mean error per GPU type "
-          "(target 15%; H200 gated at 15%, H100 at today's 16%, A100 at today's 33%)", "[validation][serving]") {
+          "(target 15%, H200 gated at 15%, H100 at today's 16%, A100 at today's 33%)", "[validation][serving]") {
   const std::map<std::string, double> bound = {{"H200", 0.15}, {"H100", 0.165}, {"A100", 0.33}};
   REQUIRE(cases().throughput_by_gpu.size() == 3);
   for (const auto& [gpu, v] : cases().throughput_by_gpu) {
@@ -55,8 +55,8 @@ TEST_CASE("TensorRT-LLM v0.17 perf overview, TP 1 calibration rows: fit quality 
 }
 
 TEST_CASE("TensorRT-LLM online sweep, Llama 3.1 70B TP 4 (judged): mean TTFT and ITL at each load below saturation "
-          "(target 20% each; not met, gated at today's worst: TTFT 50%, ITL 42%, means 36% / 22%) and the saturation rate "
-          "(target 15%; not met, gated at today's worst 51%, mean 23%)",
+          "(target 20% each, not met, gated at today's worst: TTFT 50%, ITL 42%, means 36% / 22%) and the saturation rate "
+          "(target 15%, not met, gated at today's worst 51%, mean 23%)",
           "[validation][serving]") {
   const auto& s = cases();
   print(s.ttft);
